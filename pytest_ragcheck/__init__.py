@@ -1,0 +1,59 @@
+"""pytest-ragcheck: retrieval regression testing for RAG systems.
+
+Importing this package stays cheap (pytest imports it at start-up for every project that has
+the plugin installed): the heavy parts (numpy, pydantic, syrupy, litellm) load on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+__all__ = [
+    "CaseResult",
+    "GoldenCase",
+    "GoldenSet",
+    "RagcheckError",
+    "Result",
+    "evaluate",
+    "load_golden",
+    "ragcheck",
+]
+
+__version__ = "0.1.0"
+
+#: The marker, so that ``from pytest_ragcheck import ragcheck`` works as a decorator:
+#: the very same object as ``pytest.mark.ragcheck``.
+ragcheck = pytest.mark.ragcheck
+
+_LAZY = {
+    "CaseResult": "pytest_ragcheck.result",
+    "Result": "pytest_ragcheck.result",
+    "GoldenCase": "pytest_ragcheck.golden",
+    "GoldenSet": "pytest_ragcheck.golden",
+    "load_golden": "pytest_ragcheck.golden",
+    "evaluate": "pytest_ragcheck.api",
+    "RagcheckError": "pytest_ragcheck.errors",
+}
+
+if TYPE_CHECKING:
+    from pytest_ragcheck.api import evaluate
+    from pytest_ragcheck.errors import RagcheckError
+    from pytest_ragcheck.golden import GoldenCase, GoldenSet, load_golden
+    from pytest_ragcheck.result import CaseResult, Result
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pytest_ragcheck' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

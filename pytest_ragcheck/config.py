@@ -1,0 +1,358 @@
+"""Settings for one ragcheck run: marker keywords > fixture overrides > CLI > ini > defaults.
+
+Validation lives here (not in the plugin) so that the library API and the pytest surface give
+the same messages: unknown keywords and metric names list the valid ones and suggest the
+closest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from pytest_ragcheck.errors import ConfigError, did_you_mean
+from pytest_ragcheck.names import DEFAULT_METRICS, MetricSpec, all_metric_names, parse_metric
+
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "DEFAULT_K",
+    "DEFAULT_TIMEOUT",
+    "DEFAULT_TOLERANCE",
+    "MARKER_KEYWORDS",
+    "Defaults",
+    "JudgeSettings",
+    "Settings",
+    "Threshold",
+    "build_settings",
+]
+
+DEFAULT_K = 10
+DEFAULT_TOLERANCE = 0.02
+#: Threads (or concurrent coroutines) used to call the retriever; suits I/O-bound retrievers.
+#: Use ``concurrency=1`` for a CPU-bound local model.
+DEFAULT_CONCURRENCY = 16
+#: Seconds one retriever call may take before the case is recorded as timed out.
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_JUDGE_CONCURRENCY = 8
+
+OnError = Literal["fail", "zero"]
+Empty = Literal["error", "skip", "zero"]
+
+#: Every keyword the marker and the fixture call accept, besides ``min_<metric>`` and
+#: ``max_<latency metric>``.
+MARKER_KEYWORDS: tuple[str, ...] = (
+    "cases",
+    "k",
+    "metrics",
+    "thresholds",
+    "tolerance",
+    "tolerances",
+    "significance",
+    "baseline",
+    "tags",
+    "split",
+    "concurrency",
+    "timeout",
+    "on_error",
+    "empty",
+    "id_key",
+    "judge_model",
+    "judge_api_base",
+    "judge_samples",
+    "judge_max_calls",
+    "judge_concurrency",
+    "judge_timeout",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Threshold:
+    """An absolute bound: ``min`` for quality metrics, ``max`` for latency."""
+
+    spec: MetricSpec
+    bound: float
+    kind: Literal["min", "max"]
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSettings:
+    """How to reach the LLM judge and how much it may cost."""
+
+    model: str | None = None
+    api_base: str | None = None
+    samples: int = 1
+    max_calls: int | None = None
+    concurrency: int = DEFAULT_JUDGE_CONCURRENCY
+    timeout: float = 60.0
+    #: Verdict cache folder; ``None`` disables the cache.
+    cache_dir: Path | None = None
+    #: Never call the judge: a cache miss is an error (for CI).
+    offline: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Defaults:
+    """Values that come from the command line or the ini file (the marker overrides them)."""
+
+    tolerance: float = DEFAULT_TOLERANCE
+    concurrency: int = DEFAULT_CONCURRENCY
+    judge: JudgeSettings = field(default_factory=JudgeSettings)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything one evaluation needs, validated."""
+
+    cases: Any = None
+    k: int | None = DEFAULT_K
+    #: Metrics to compute and report, in order, thresholds' metrics included.
+    metrics: tuple[MetricSpec, ...] = ()
+    thresholds: tuple[Threshold, ...] = ()
+    tolerance: float = DEFAULT_TOLERANCE
+    tolerances: Mapping[str, float] = field(default_factory=dict)
+    significance: float | None = None
+    baseline: bool = True
+    tags: tuple[str, ...] | None = None
+    split: str | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
+    timeout: float | None = DEFAULT_TIMEOUT
+    on_error: OnError = "fail"
+    empty: Empty = "error"
+    id_key: str | None = None
+    judge: JudgeSettings = field(default_factory=JudgeSettings)
+
+    @property
+    def metric_names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.metrics)
+
+    @property
+    def needs_relevance(self) -> bool:
+        """True when a rank metric is asked for (so every case needs judged documents)."""
+        return any(s.kind == "rank" for s in self.metrics)
+
+    @property
+    def judge_metrics(self) -> tuple[MetricSpec, ...]:
+        return tuple(s for s in self.metrics if s.kind == "judge")
+
+    def allowed_drop(self, name: str) -> float:
+        """The tolerance for one metric (per-metric ``tolerances`` win)."""
+        return float(self.tolerances.get(name, self.tolerance))
+
+    def replace(self, **changes: Any) -> Settings:
+        return replace(self, **changes)
+
+
+def _valid_keywords_text() -> str:
+    return ", ".join(MARKER_KEYWORDS) + ", min_<metric>, max_<latency metric>"
+
+
+def _number(name: str, value: object, *, lo: float | None = None, hi: float | None = None) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{name} must be a number, got {type(value).__name__}: {value!r}")
+    number = float(value)
+    if math.isnan(number) or math.isinf(number):
+        raise ConfigError(f"{name} must be a finite number, got {value!r}")
+    if lo is not None and number < lo:
+        raise ConfigError(f"{name} must be >= {lo:g}, got {value!r}")
+    if hi is not None and number > hi:
+        raise ConfigError(f"{name} must be <= {hi:g}, got {value!r}")
+    return number
+
+
+def _int(name: str, value: object, *, lo: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(
+            f"{name} must be an integer >= {lo}, got {type(value).__name__}: {value!r}"
+        )
+    if value < lo:
+        raise ConfigError(f"{name} must be an integer >= {lo}, got {value!r}")
+    return value
+
+
+def _choice(name: str, value: object, choices: Sequence[str]) -> str:
+    if value not in choices:
+        raise ConfigError(
+            f"{name} must be one of {', '.join(repr(c) for c in choices)}, got {value!r}"
+            + (did_you_mean(value, choices) if isinstance(value, str) else "")
+        )
+    return str(value)
+
+
+def _str_list(name: str, value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, Sequence | set | frozenset) or not all(
+        isinstance(v, str) for v in value
+    ):
+        raise ConfigError(f"{name} must be a string or a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def _threshold(spec: MetricSpec, bound: object, *, source: str) -> Threshold:
+    if spec.kind == "latency":
+        return Threshold(spec, _number(source, bound, lo=0.0), "max")
+    return Threshold(spec, _number(source, bound, lo=0.0, hi=1.0), "min")
+
+
+def _threshold_keyword(key: str, value: object, k: int | None) -> Threshold:
+    prefix, _, metric = key.partition("_")
+    spec = parse_metric(metric, k)
+    if prefix == "max" and spec.kind != "latency":
+        raise ConfigError(
+            f"{key}: max_ bounds are for latency metrics; for {spec.base} use min_{metric}"
+        )
+    if prefix == "min" and spec.kind == "latency":
+        raise ConfigError(f"{key}: latency is lower-is-better; use max_{metric}")
+    return _threshold(spec, value, source=key)
+
+
+def _check_keywords(kwargs: Mapping[str, Any], where: str) -> None:
+    for key in kwargs:
+        if key in MARKER_KEYWORDS:
+            continue
+        if key.startswith(("min_", "max_")):
+            continue  # validated with the metric name
+        raise ConfigError(
+            f"{where}: unknown keyword {key!r}{did_you_mean(key, MARKER_KEYWORDS)}; "
+            f"valid keywords: {_valid_keywords_text()}"
+        )
+
+
+def build_settings(
+    marker: Mapping[str, Any],
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    defaults: Defaults | None = None,
+    where: str = "@ragcheck",
+) -> Settings:
+    """Merge and validate marker keywords, call overrides and CLI/ini defaults."""
+    defaults = defaults or Defaults()
+    overrides = overrides or {}
+    _check_keywords(marker, where)
+    _check_keywords(overrides, "ragcheck(...)")
+    kw: dict[str, Any] = {**marker, **overrides}
+
+    k_raw = kw.get("k", DEFAULT_K)
+    k = None if k_raw is None else _int("k", k_raw, lo=1)
+
+    metrics_raw = kw.get("metrics", DEFAULT_METRICS)
+    names = _str_list("metrics", metrics_raw)
+    if not names:
+        raise ConfigError("metrics must name at least one metric")
+    specs: list[MetricSpec] = []
+    for name in names:
+        spec = parse_metric(name, k)
+        if spec not in specs:
+            specs.append(spec)
+
+    thresholds: dict[str, Threshold] = {}
+    for key, value in kw.items():
+        if key.startswith(("min_", "max_")):
+            t = _threshold_keyword(key, value, k)
+            thresholds[t.name] = t
+    raw_thresholds = kw.get("thresholds") or {}
+    if not isinstance(raw_thresholds, Mapping):
+        raise ConfigError(
+            f"thresholds must be a dict of metric name -> bound, got {raw_thresholds!r}"
+        )
+    for name, value in raw_thresholds.items():
+        spec = parse_metric(name, k)
+        thresholds[spec.name] = _threshold(spec, value, source=f"thresholds[{name!r}]")
+    for t in thresholds.values():
+        if t.spec not in specs and t.spec.kind != "latency":
+            specs.append(t.spec)
+
+    tolerance = _number("tolerance", kw.get("tolerance", defaults.tolerance), lo=0.0)
+    tolerances_raw = kw.get("tolerances") or {}
+    if not isinstance(tolerances_raw, Mapping):
+        raise ConfigError(
+            f"tolerances must be a dict of metric name -> allowed drop, got {tolerances_raw!r}"
+        )
+    tolerances = {
+        parse_metric(n, k).name: _number(f"tolerances[{n!r}]", v, lo=0.0)
+        for n, v in tolerances_raw.items()
+    }
+    significance_raw = kw.get("significance")
+    significance = (
+        None
+        if significance_raw is None
+        else _number("significance", significance_raw, lo=0.0, hi=1.0)
+    )
+    if significance is not None and not 0.0 < significance < 1.0:
+        raise ConfigError(
+            f"significance must be between 0 and 1 (e.g. 0.05), got {significance_raw!r}"
+        )
+
+    baseline = kw.get("baseline", True)
+    if not isinstance(baseline, bool):
+        raise ConfigError(f"baseline must be True or False, got {baseline!r}")
+    tags_raw = kw.get("tags")
+    tags = None if tags_raw is None else _str_list("tags", tags_raw)
+    split = kw.get("split")
+    if split is not None and not isinstance(split, str):
+        raise ConfigError(f"split must be a string, got {split!r}")
+    concurrency = _int("concurrency", kw.get("concurrency", defaults.concurrency), lo=1)
+    timeout_raw = kw.get("timeout", DEFAULT_TIMEOUT)
+    timeout = None if timeout_raw is None else _number("timeout", timeout_raw, lo=0.0)
+    if timeout == 0.0:
+        raise ConfigError("timeout must be > 0 seconds (or None for no timeout)")
+    on_error = _choice("on_error", kw.get("on_error", "fail"), ("fail", "zero"))
+    empty = _choice("empty", kw.get("empty", "error"), ("error", "skip", "zero"))
+    id_key = kw.get("id_key")
+    if id_key is not None and not isinstance(id_key, str):
+        raise ConfigError(f"id_key must be a string, got {id_key!r}")
+
+    judge = _judge_settings(kw, defaults.judge)
+    return Settings(
+        cases=kw.get("cases"),
+        k=k,
+        metrics=tuple(specs),
+        thresholds=tuple(thresholds.values()),
+        tolerance=tolerance,
+        tolerances=tolerances,
+        significance=significance,
+        baseline=baseline,
+        tags=tags,
+        split=split,
+        concurrency=concurrency,
+        timeout=timeout,
+        on_error=on_error,  # type: ignore[arg-type]
+        empty=empty,  # type: ignore[arg-type]
+        id_key=id_key,
+        judge=judge,
+    )
+
+
+def _judge_settings(kw: Mapping[str, Any], base: JudgeSettings) -> JudgeSettings:
+    model = kw.get("judge_model", base.model)
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        raise ConfigError(f"judge_model must be a model name string, got {model!r}")
+    api_base = kw.get("judge_api_base", base.api_base)
+    if api_base is not None and not isinstance(api_base, str):
+        raise ConfigError(f"judge_api_base must be a URL string, got {api_base!r}")
+    samples = _int("judge_samples", kw.get("judge_samples", base.samples), lo=1)
+    max_calls_raw = kw.get("judge_max_calls", base.max_calls)
+    max_calls = None if max_calls_raw is None else _int("judge_max_calls", max_calls_raw, lo=0)
+    concurrency = _int("judge_concurrency", kw.get("judge_concurrency", base.concurrency), lo=1)
+    timeout = _number("judge_timeout", kw.get("judge_timeout", base.timeout), lo=0.001)
+    return replace(
+        base,
+        model=model,
+        api_base=api_base or None,
+        samples=samples,
+        max_calls=max_calls,
+        concurrency=concurrency,
+        timeout=timeout,
+    )
+
+
+def known_metric_names() -> tuple[str, ...]:
+    """For messages: every metric name a user may write (without cutoff)."""
+    return all_metric_names()

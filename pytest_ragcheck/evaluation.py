@@ -1,0 +1,276 @@
+"""The one evaluation pipeline: golden cases -> retriever -> hits -> metrics (+ judge) -> Result.
+
+Both the ``ragcheck`` fixture and :func:`pytest_ragcheck.evaluate` call
+:func:`evaluate_golden`, so a number means the same thing wherever it is shown.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pytest_ragcheck.errors import GoldenSetError
+from pytest_ragcheck.result import CaseResult, HitRecord, Result
+
+if TYPE_CHECKING:
+    from pytest_ragcheck.config import Settings
+    from pytest_ragcheck.golden import GoldenCase, GoldenSet
+    from pytest_ragcheck.names import MetricSpec
+    from pytest_ragcheck.runner import RetrievalOutcome
+
+__all__ = ["Progress", "evaluate_golden"]
+
+#: ``progress(stage, done, total)``: stage is ``"retrieve"`` or ``"judge"``.
+Progress = Callable[[str, int, int], None]
+
+_SPAN_ID = "\x00span:{}"
+_MISS_ID = "\x00miss:{}"
+_RECALL_LIKE = ("recall", "hit_rate_granular")
+
+
+def _empty_problem(case: GoldenCase, settings: Settings) -> bool:
+    """True when a rank metric is asked for but the case has nothing relevant to find."""
+    return settings.needs_relevance and not case.has_relevance
+
+
+def _select(golden: GoldenSet, settings: Settings) -> GoldenSet:
+    return golden.select(list(settings.tags)) if settings.tags else golden
+
+
+def evaluate_golden(
+    retriever: Any,
+    golden: GoldenSet,
+    settings: Settings,
+    *,
+    progress: Progress | None = None,
+) -> Result:
+    """Run ``retriever`` on every case of ``golden`` and compute ``settings.metrics``."""
+    from pytest_ragcheck import metrics as metric_fns
+    from pytest_ragcheck.runner import run_retriever
+
+    golden = _select(golden, settings)
+    if len(golden) == 0:
+        raise GoldenSetError(f"{golden.source}: the golden set has no cases to evaluate")
+
+    empty = [c for c in golden.cases if _empty_problem(c, settings)]
+    if empty and settings.empty == "error":
+        shown = ", ".join(repr(c.id) for c in empty[:10])
+        more = f" and {len(empty) - 10} more" if len(empty) > 10 else ""
+        raise GoldenSetError(
+            f"{golden.source}: {len(empty)} case(s) have no relevant document "
+            f"(no expected_ids, no relevance grade >= 1, no expected_texts) but rank metrics "
+            f"need one: {shown}{more}. Add judgments, or set empty='skip' to exclude them "
+            f"or empty='zero' to score them 0."
+        )
+    skip_ids = {c.id for c in empty} if settings.empty == "skip" else set()
+    to_run = [c for c in golden.cases if c.id not in skip_ids]
+
+    def retrieval_progress(done: int, total: int) -> None:
+        if progress is not None:
+            progress("retrieve", done, total)
+
+    outcomes = run_retriever(
+        retriever,
+        [c.query for c in to_run],
+        k=settings.k,
+        concurrency=settings.concurrency,
+        timeout=settings.timeout,
+        id_key=settings.id_key,
+        progress=retrieval_progress if progress is not None else None,
+    )
+
+    rank_specs = [s for s in settings.metrics if s.kind == "rank"]
+    by_id: dict[str, CaseResult] = {}
+    rankings: list[list[str]] = []
+    relevances: list[Mapping[str, int]] = []
+    span_found: list[list[int | None] | None] = []
+    for case, outcome in zip(to_run, outcomes, strict=True):
+        case_result, ranking, relevance, spans = _case_result(case, outcome)
+        by_id[case.id] = case_result
+        if case_result.status == "ok" or settings.on_error == "zero":
+            rankings.append(ranking)
+            relevances.append(relevance)
+            span_found.append(spans)
+
+    scored = [
+        by_id[c.id] for c in to_run if by_id[c.id].status == "ok" or settings.on_error == "zero"
+    ]
+    if rank_specs and scored:
+        values = metric_fns.evaluate_rankings(rankings, relevances, rank_specs)
+        for i, case_result in enumerate(scored):
+            for spec in rank_specs:
+                case_result.values[spec.name] = float(values[spec.name][i])
+        _apply_span_recall(scored, span_found, rank_specs)
+
+    info: dict[str, Any] = {}
+    judge_specs = [s for s in settings.metrics if s.kind == "judge"]
+    if judge_specs:
+        info["judge"] = _run_judge(to_run, by_id, judge_specs, settings, progress)
+
+    cases = [
+        by_id[c.id]
+        if c.id in by_id
+        else CaseResult(id=c.id, query=c.query, tags=tuple(c.tags), status="skipped")
+        for c in golden.cases
+    ]
+    aggregates: dict[str, float] = {}
+    for spec in settings.metrics:
+        if spec.kind == "latency":
+            continue
+        vals = [c.values[spec.name] for c in cases if spec.name in c.values]
+        aggregates[spec.name] = math.fsum(vals) / len(vals) if vals else 0.0
+    latencies = [c.latency_ms for c in cases if c.latency_ms is not None and c.status == "ok"]
+    aggregates.update(metric_fns.latency_percentiles(latencies))
+
+    return Result(
+        metrics=aggregates,
+        cases=cases,
+        k=settings.k,
+        specs=tuple(settings.metrics),
+        golden_hash=golden.content_hash,
+        golden_source=golden.source,
+        info=info,
+    )
+
+
+def _case_result(
+    case: GoldenCase, outcome: RetrievalOutcome
+) -> tuple[CaseResult, list[str], Mapping[str, int], list[int | None] | None]:
+    """Turn one retriever outcome into hit records plus the ranking the metrics read."""
+    from pytest_ragcheck.hits import match_spans
+
+    result = CaseResult(
+        id=case.id,
+        query=case.query,
+        tags=tuple(case.tags),
+        status="error" if outcome.error is not None else "ok",
+        latency_ms=outcome.latency_ms,
+        error=outcome.error,
+        traceback=outcome.traceback,
+        duplicates=outcome.duplicates,
+    )
+    hits = outcome.hits
+    relevance = case.relevance_map()
+    if case.mode == "texts":
+        result.mode = "texts"
+        spans = list(case.expected_texts)
+        match = match_spans(hits, spans)
+        ranking: list[str] = []
+        new_spans: list[tuple[int, ...]] = [() for _ in hits]
+        for span_index, rank in enumerate(match.span_rank):
+            if rank is not None:
+                new_spans[rank - 1] = (*new_spans[rank - 1], span_index)
+        for i, hit in enumerate(hits):
+            found = new_spans[i]
+            relevant = match.relevant[i]
+            ranking.append(_SPAN_ID.format(found[0]) if relevant and found else _MISS_ID.format(i))
+            result.hits.append(
+                HitRecord(
+                    rank=i + 1,
+                    id=hit.id,
+                    text=hit.text,
+                    score=hit.score,
+                    grade=1 if relevant else 0,
+                    spans=found,
+                )
+            )
+        result.n_relevant = len(spans)
+        return (
+            result,
+            ranking,
+            {_SPAN_ID.format(j): 1 for j in range(len(spans))},
+            list(match.span_rank),
+        )
+    for i, hit in enumerate(hits):
+        result.hits.append(
+            HitRecord(
+                rank=i + 1,
+                id=hit.id,
+                text=hit.text,
+                score=hit.score,
+                grade=max(relevance.get(hit.id, 0), 0),
+            )
+        )
+    result.n_relevant = sum(1 for g in relevance.values() if g >= 1)
+    return result, [h.id for h in hits], relevance, None
+
+
+def _apply_span_recall(
+    scored: Sequence[CaseResult],
+    span_found: Sequence[list[int | None] | None],
+    specs: Sequence[MetricSpec],
+) -> None:
+    """Text-span cases: recall counts the spans contained in the top k (SPEC §3).
+
+    A hit may contain several new spans; the id-based ranking credits it with one, so the
+    recall-like metrics (and F1) are recomputed from the span ranks.
+    """
+    for case_result, spans in zip(scored, span_found, strict=True):
+        if spans is None or not spans:
+            continue
+        total = len(spans)
+        for spec in specs:
+            if spec.base not in (*_RECALL_LIKE, "f1"):
+                continue
+            k = spec.k
+            found = sum(1 for r in spans if r is not None and (k is None or r <= k))
+            recall = found / total
+            if spec.base in _RECALL_LIKE:
+                case_result.values[spec.name] = recall
+            else:
+                top = case_result.hits if k is None else case_result.hits[:k]
+                denominator = len(case_result.hits) if k is None else k
+                prec = sum(1 for h in top if h.grade) / denominator if denominator else 0.0
+                case_result.values[spec.name] = (
+                    0.0 if prec + recall == 0 else 2 * prec * recall / (prec + recall)
+                )
+
+
+def _run_judge(
+    cases: Sequence[GoldenCase],
+    by_id: Mapping[str, CaseResult],
+    specs: Sequence[MetricSpec],
+    settings: Settings,
+    progress: Progress | None,
+) -> dict[str, Any]:
+    from pytest_ragcheck.judge import JudgeItem, compute_judge_metrics
+
+    depth = None if any(s.k is None for s in specs) else max(s.k or 0 for s in specs)
+    items = []
+    for case in cases:
+        case_result = by_id[case.id]
+        if case_result.status != "ok":
+            continue
+        hits = case_result.hits if depth is None else case_result.hits[:depth]
+        items.append(
+            JudgeItem(
+                case_id=case.id,
+                query=case.query,
+                reference_answer=case.reference_answer,
+                chunks=tuple(h.text or "" for h in hits),
+            )
+        )
+
+    def judge_progress(done: int, total: int) -> None:
+        if progress is not None:
+            progress("judge", done, total)
+
+    run = compute_judge_metrics(
+        items,
+        list(specs),
+        settings.judge,
+        progress=judge_progress if progress is not None else None,
+    )
+    for case_id, values in run.values.items():
+        by_id[case_id].values.update(values)
+    for case_id, details in run.details.items():
+        by_id[case_id].judge.update(details)
+    for case_id, errors in run.errors.items():
+        by_id[case_id].judge_errors.extend(errors)
+    return {
+        "calls": run.calls,
+        "cached": run.cached,
+        "missing": run.missing,
+        "failure": run.failure_summary(),
+    }

@@ -1,0 +1,128 @@
+"""Metric names: the registry and ``name@k`` parsing.
+
+Kept free of numpy so that option and marker validation stays cheap. A name without ``@``
+takes the run's ``k`` so that every reported name carries its cutoff (``mrr`` -> ``mrr@10``);
+``r_precision`` and the latency metrics have no cutoff.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from pytest_ragcheck.errors import ConfigError, did_you_mean
+
+__all__ = [
+    "DEFAULT_METRICS",
+    "JUDGE_METRICS",
+    "LATENCY_METRICS",
+    "RANK_METRICS",
+    "MetricSpec",
+    "all_metric_names",
+    "parse_metric",
+]
+
+Kind = Literal["rank", "latency", "judge"]
+
+#: Rank metrics computed from ranked ids and graded relevance (``pytest_ragcheck.metrics``).
+RANK_METRICS: tuple[str, ...] = (
+    "hit_rate",
+    "hit_rate_granular",
+    "mrr",
+    "mrr_granular",
+    "precision",
+    "recall",
+    "f1",
+    "map",
+    "ndcg",
+    "ndcg_exp",
+    "r_precision",
+)
+#: Per-run latency statistics in milliseconds (lower is better, never snapshotted).
+LATENCY_METRICS: tuple[str, ...] = ("latency_p50_ms", "latency_p95_ms", "latency_max_ms")
+#: Metrics that need an LLM judge (``pytest_ragcheck.judge``).
+JUDGE_METRICS: tuple[str, ...] = (
+    "llm_relevancy",
+    "llm_precision",
+    "llm_ndcg",
+    "context_precision",
+    "context_recall",
+    "rerank_relevancy",
+    "rerank_relevancy_max",
+)
+#: The marker's default ``metrics=``.
+DEFAULT_METRICS: tuple[str, ...] = ("hit_rate", "mrr", "precision", "recall", "map", "ndcg")
+
+_NO_CUTOFF = frozenset({"r_precision", *LATENCY_METRICS})
+_NAME_RE = re.compile(r"^(?P<base>[a-z_0-9]+?)(?:@(?P<k>[^@]*))?$")
+
+
+def all_metric_names() -> tuple[str, ...]:
+    return RANK_METRICS + LATENCY_METRICS + JUDGE_METRICS
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class MetricSpec:
+    """One metric at one cutoff; ``k=None`` means the whole ranking (or no cutoff at all)."""
+
+    base: str
+    k: int | None
+
+    @property
+    def name(self) -> str:
+        """Canonical name, e.g. ``mrr@10``, ``mrr@all`` (whole ranking) or ``r_precision``."""
+        if self.base in _NO_CUTOFF:
+            return self.base
+        return f"{self.base}@{'all' if self.k is None else self.k}"
+
+    @property
+    def kind(self) -> Kind:
+        if self.base in LATENCY_METRICS:
+            return "latency"
+        if self.base in JUDGE_METRICS:
+            return "judge"
+        return "rank"
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.kind != "latency"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def parse_metric(name: str, default_k: int | None) -> MetricSpec:
+    """Parse ``"mrr"``, ``"mrr@10"`` or ``"recall_at_5"``-style names into a :class:`MetricSpec`.
+
+    Raises :class:`ConfigError` naming the valid metrics and the closest match.
+    """
+    if not isinstance(name, str):
+        raise ConfigError(f"metric names must be strings, got {type(name).__name__}: {name!r}")
+    raw = name.strip()
+    text = raw.lower()
+    if "@" not in text and "_at_" in text:
+        base_part, _, k_part = text.rpartition("_at_")
+        if k_part.isdigit() or k_part == "all":
+            text = f"{base_part}@{k_part}"
+    m = _NAME_RE.match(text)
+    base = m.group("base") if m else text.partition("@")[0]
+    valid = all_metric_names()
+    if base not in valid:
+        raise ConfigError(
+            f"unknown metric {raw!r}{did_you_mean(base, valid)}; valid metrics: "
+            + ", ".join(valid)
+            + " (add @k for a cutoff, e.g. 'recall@5')"
+        )
+    k_text = m.group("k") if m else None
+    if base in _NO_CUTOFF:
+        if k_text not in (None, ""):
+            raise ConfigError(f"metric {base!r} takes no cutoff, got {raw!r}")
+        return MetricSpec(base, None)
+    if k_text is None:
+        return MetricSpec(base, default_k)
+    if k_text == "all":
+        return MetricSpec(base, None)
+    if not k_text.isdigit() or int(k_text) < 1:
+        raise ConfigError(f"bad cutoff in metric {raw!r}: k must be an integer >= 1")
+    return MetricSpec(base, int(k_text))

@@ -1,0 +1,200 @@
+"""The outcome of one evaluation: aggregates plus everything per case.
+
+Baselines store the per-case values, reports show the hits and judge reasons, and the
+failure message picks the worst cases: all of that reads from here, so a run happens once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pytest_ragcheck.errors import ConfigError, did_you_mean
+from pytest_ragcheck.names import MetricSpec, parse_metric
+
+__all__ = ["CaseResult", "HitRecord", "Result"]
+
+CaseStatus = Literal["ok", "error", "skipped"]
+
+
+@dataclass(frozen=True, slots=True)
+class HitRecord:
+    """One retrieved item as the reports show it."""
+
+    rank: int
+    id: str
+    text: str | None
+    score: float | None
+    #: Graded relevance of the hit (0 = not relevant or not judged; for text spans 1/0).
+    grade: int
+    #: Text-span matching only: the spans this hit found first.
+    spans: tuple[int, ...] = ()
+
+
+@dataclass(slots=True)
+class CaseResult:
+    """One golden case: its hits, metric values, latency and any error."""
+
+    id: str
+    query: str
+    tags: tuple[str, ...] = ()
+    status: CaseStatus = "ok"
+    hits: list[HitRecord] = field(default_factory=list)
+    #: Number of relevant items the case has (judged documents or spans).
+    n_relevant: int = 0
+    #: Metric name -> value for this case (missing for skipped cases).
+    values: dict[str, float] = field(default_factory=dict)
+    latency_ms: float | None = None
+    error: str | None = None
+    traceback: str | None = None
+    #: Repeated ids dropped from the retriever's list (first position kept).
+    duplicates: int = 0
+    #: Matching mode: by ``ids`` or by ``texts`` (``expected_texts`` spans).
+    mode: str = "ids"
+    #: Judge metric name -> one dict per judged chunk/claim (verdict, grade or score, reason).
+    judge: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: Judge problems for this case (malformed answers, budget, offline misses).
+    judge_errors: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "query": self.query,
+            "tags": list(self.tags),
+            "status": self.status,
+            "n_relevant": self.n_relevant,
+            "values": dict(self.values),
+            "latency_ms": self.latency_ms,
+            "error": self.error,
+            "traceback": self.traceback,
+            "duplicates": self.duplicates,
+            "mode": self.mode,
+            "hits": [
+                {
+                    "rank": h.rank,
+                    "id": h.id,
+                    "text": h.text,
+                    "score": h.score,
+                    "grade": h.grade,
+                    "spans": list(h.spans),
+                }
+                for h in self.hits
+            ],
+            "judge": {name: [dict(v) for v in items] for name, items in self.judge.items()},
+            "judge_errors": list(self.judge_errors),
+        }
+
+
+@dataclass(slots=True)
+class Result:
+    """Aggregates (mean over evaluated cases) and per-case results of one run.
+
+    ``result["mrr@10"]`` reads an aggregate; a name without ``@`` takes the run's ``k``.
+    """
+
+    metrics: dict[str, float]
+    cases: list[CaseResult]
+    k: int | None
+    specs: tuple[MetricSpec, ...]
+    golden_hash: str = ""
+    golden_source: str = ""
+    #: Extra facts for reports (judge call counts, notes...).
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> float:
+        try:
+            return self.metrics[name]
+        except KeyError:
+            pass
+        try:
+            canonical = parse_metric(name, self.k).name
+        except ConfigError:
+            canonical = name
+        if canonical in self.metrics:
+            return self.metrics[canonical]
+        raise KeyError(
+            f"metric {name!r} was not computed in this run{did_you_mean(canonical, self.metrics)}; "
+            f"computed: {', '.join(self.metrics)} (add it to metrics=[...])"
+        )
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        try:
+            self[name]
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.metrics)
+
+    @property
+    def metric_names(self) -> tuple[str, ...]:
+        """Quality metrics of the run (the ones a baseline stores), in order."""
+        return tuple(s.name for s in self.specs if s.kind != "latency")
+
+    @property
+    def evaluated(self) -> list[CaseResult]:
+        """Cases that count in the aggregates (not skipped)."""
+        return [c for c in self.cases if c.status != "skipped"]
+
+    @property
+    def errors(self) -> list[CaseResult]:
+        return [c for c in self.cases if c.status == "error"]
+
+    @property
+    def skipped(self) -> list[CaseResult]:
+        return [c for c in self.cases if c.status == "skipped"]
+
+    def per_case(self, name: str) -> dict[str, float]:
+        """Case id -> value of one metric, for the evaluated cases."""
+        canonical = parse_metric(name, self.k).name
+        return {c.id: c.values[canonical] for c in self.evaluated if canonical in c.values}
+
+    def worst_cases(self, name: str, *, limit: int = 5) -> list[CaseResult]:
+        """The evaluated cases with the lowest value of ``name`` (ties by id)."""
+        canonical = parse_metric(name, self.k).name
+        cases = [c for c in self.evaluated if canonical in c.values]
+        cases.sort(key=lambda c: (c.values[canonical], c.id))
+        return cases[:limit]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "k": self.k,
+            "metrics": {n: _finite(v) for n, v in self.metrics.items()},
+            "metric_names": list(self.metric_names),
+            "golden_hash": self.golden_hash,
+            "golden_source": self.golden_source,
+            "n_cases": len(self.cases),
+            "n_errors": len(self.errors),
+            "n_skipped": len(self.skipped),
+            "info": dict(self.info),
+            "cases": [c.to_dict() for c in self.cases],
+        }
+
+    def table(self) -> str:
+        """A small plain-text table of the aggregates (for scripts and notebooks)."""
+        width = max((len(n) for n in self.metrics), default=6)
+        lines = [f"{'metric':<{width}}  value", f"{'-' * width}  ------"]
+        lines += [f"{n:<{width}}  {v:.4f}" for n, v in self.metrics.items()]
+        lines.append(
+            f"{len(self.evaluated)} cases evaluated"
+            + (f", {len(self.errors)} errors" if self.errors else "")
+            + (f", {len(self.skipped)} skipped" if self.skipped else "")
+        )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={v:.4f}" for n, v in self.metrics.items())
+        return f"<Result {len(self.cases)} cases: {shown}>"
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values) if values else 0.0

@@ -1,0 +1,332 @@
+"""A small OpenAI-compatible chat-completions server for the judge tests and benchmark.
+
+It answers ``POST /v1/chat/completions`` with deterministic verdicts derived from markers in
+the retrieved text, so that tests can compute the exact expected metric values:
+
+* ``[g=N]`` in a chunk sets its grade ``N`` (0-3, default 0);
+* relevance (``llm_relevancy`` / ``llm_precision``): ``yes`` iff grade >= 1;
+* usefulness (``context_precision``): ``yes`` iff grade >= 2;
+* grade (``llm_ndcg``): the grade;
+* score (``rerank_relevancy``): ``[s=X]`` if present, else grade / 3;
+* claims (``context_recall``): the reference answer split on ``.``; a claim is attributed iff
+  one of its ``F<digits>`` fact tokens appears in the context.
+
+Faults are programmed from the test with :meth:`JudgeServer.inject` and apply to the next
+requests in order. Request bodies and headers are kept in memory only (the tests use them to
+prove that an API key is sent but never written to disk).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = [
+    "FAULTS",
+    "JudgeServer",
+    "RecordedRequest",
+    "expected_answer",
+    "grade_of",
+    "running_judge_server",
+]
+
+#: Fault kinds :meth:`JudgeServer.inject` accepts.
+FAULTS = (
+    "429",  # rate limited, with ``Retry-After: <retry_after>``
+    "500",  # internal server error
+    "503",  # service unavailable
+    "401",  # authentication error
+    "sleep",  # sleep ``seconds`` and then answer normally (to exceed the client's timeout)
+    "prose",  # a plain-text answer instead of JSON
+    "wrong_shape",  # valid JSON of the wrong shape
+    "wrong_length",  # a claims list of the wrong length (empty)
+    "answer",  # a fixed answer ``content`` (a dict, sent as JSON)
+)
+
+_GRADE_RE = re.compile(r"\[g=(\d)\]")
+_SCORE_RE = re.compile(r"\[s=([0-9.]+)\]")
+_FACT_RE = re.compile(r"\bF\d+\b")
+_TAG_RE = "<{tag}>\n?(.*?)\n?</{tag}>"
+
+
+def grade_of(text: str) -> int:
+    """The grade a chunk text carries (``[g=N]``, default 0)."""
+    m = _GRADE_RE.search(text)
+    return int(m.group(1)) if m else 0
+
+
+def _tag(text: str, tag: str) -> list[str]:
+    return re.findall(_TAG_RE.format(tag=tag), text, flags=re.S)
+
+
+def expected_answer(kind: str, user_text: str) -> dict[str, Any]:
+    """The deterministic answer for one request (``kind`` is the schema name)."""
+    chunks = _tag(user_text, "retrieved_text")
+    chunk = chunks[0] if chunks else ""
+    g = grade_of(chunk)
+    if kind.endswith("relevance"):
+        return {"reason": f"grade marker {g}", "verdict": "yes" if g >= 1 else "no"}
+    if kind.endswith("usefulness"):
+        return {"reason": f"grade marker {g}", "verdict": "yes" if g >= 2 else "no"}
+    if kind.endswith("grade"):
+        return {"reason": f"grade marker {g}", "grade": g}
+    if kind.endswith("score"):
+        m = _SCORE_RE.search(chunk)
+        score = float(m.group(1)) if m else g / 3
+        return {"reason": f"score {score:g}", "score": score}
+    if kind.endswith("claims"):
+        reference = "".join(_tag(user_text, "reference_answer"))
+        context = "\n".join(chunks)
+        context_facts = set(_FACT_RE.findall(context))
+        claims = []
+        for sentence in reference.split("."):
+            sentence = sentence.strip()
+            if sentence:
+                facts = set(_FACT_RE.findall(sentence))
+                claims.append({"claim": sentence, "attributed": bool(facts & context_facts)})
+        return {"claims": claims}
+    raise ValueError(f"unknown judge request kind {kind!r}")
+
+
+@dataclass
+class RecordedRequest:
+    """One request as the server saw it (in memory only)."""
+
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    time: float
+    fault: str | None = None
+
+    @property
+    def kind(self) -> str:
+        fmt = self.body.get("response_format") or {}
+        return str((fmt.get("json_schema") or {}).get("name", ""))
+
+    @property
+    def user_text(self) -> str:
+        messages = self.body.get("messages") or []
+        for message in messages:
+            if message.get("role") == "user":
+                return str(message.get("content", ""))
+        return ""
+
+    @property
+    def is_reask(self) -> bool:
+        return len(self.body.get("messages") or []) > 2
+
+
+@dataclass
+class _Fault:
+    kind: str
+    count: int
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+        pass
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            self._send(400, {"error": {"message": "invalid JSON body"}})
+            return
+        owner = self.server.owner
+        fault = owner._next_fault()
+        owner._record(
+            RecordedRequest(
+                path=self.path,
+                headers={k.lower(): v for k, v in self.headers.items()},
+                body=body,
+                time=time.monotonic(),
+                fault=fault.kind if fault else None,
+            )
+        )
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        if fault is not None:
+            kind = fault.kind
+            if kind == "429":
+                retry_after = str(fault.params.get("retry_after", 0))
+                self._send(
+                    429,
+                    {"error": {"message": "rate limited", "type": "rate_limit_error"}},
+                    headers={"Retry-After": retry_after},
+                )
+                return
+            if kind in ("500", "503", "401"):
+                self._send(int(kind), {"error": {"message": f"injected {kind}"}})
+                return
+            if kind == "sleep":
+                time.sleep(float(fault.params.get("seconds", 1.0)))
+        try:
+            content = self._content(body, fault)
+        except ValueError as exc:
+            self._send(400, {"error": {"message": str(exc)}})
+            return
+        self._send(200, _completion(body, content))
+
+    def _content(self, body: dict[str, Any], fault: _Fault | None) -> str:
+        kind = str(((body.get("response_format") or {}).get("json_schema") or {}).get("name", ""))
+        if fault is not None:
+            if fault.kind == "prose":
+                return "The chunk looks relevant to me, I would say yes."
+            if fault.kind == "wrong_shape":
+                return json.dumps({"answer": "yes", "confidence": "high"})
+            if fault.kind == "wrong_length":
+                return json.dumps({"claims": []})
+            if fault.kind == "answer":
+                return json.dumps(fault.params["content"])
+        user_text = ""
+        for message in body.get("messages") or []:
+            if message.get("role") == "user":
+                user_text = str(message.get("content", ""))
+                break
+        return json.dumps(expected_answer(kind, user_text))
+
+    def _send(
+        self, status: int, payload: dict[str, Any], *, headers: dict[str, str] | None = None
+    ) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def _completion(body: dict[str, Any], content: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": body.get("model", "judge-test"),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024
+    allow_reuse_address = True
+    owner: JudgeServer
+
+
+class JudgeServer:
+    """The server plus its programmable faults and its request log."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._faults: deque[_Fault] = deque()
+        self.requests: list[RecordedRequest] = []
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd.owner = self
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, name="judge-server", daemon=True
+        )
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """The ``api_base`` to give the judge client."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> JudgeServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> JudgeServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def inject(self, kind: str, count: int = 1, **params: Any) -> None:
+        """Apply fault ``kind`` to the next ``count`` requests (after earlier injections)."""
+        if kind not in FAULTS:
+            raise ValueError(f"unknown fault {kind!r}; known: {', '.join(FAULTS)}")
+        with self._lock:
+            self._faults.append(_Fault(kind, count, params))
+
+    def clear(self) -> None:
+        """Forget pending faults and recorded requests."""
+        with self._lock:
+            self._faults.clear()
+            self.requests.clear()
+
+    @property
+    def count(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    def _next_fault(self) -> _Fault | None:
+        with self._lock:
+            if not self._faults:
+                return None
+            fault = self._faults[0]
+            fault.count -= 1
+            if fault.count <= 0:
+                self._faults.popleft()
+            return fault
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+
+@contextmanager
+def running_judge_server() -> Iterator[JudgeServer]:
+    with JudgeServer() as server:
+        yield server
+
+
+def main() -> None:  # pragma: no cover - manual use: python tests/judge_server.py
+    with running_judge_server() as server:
+        print(server.url, flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
