@@ -1,4 +1,4 @@
-"""Settings for one ragcheck run: marker keywords > fixture overrides > CLI > ini > defaults.
+"""Settings for one ragcheck run: fixture-call overrides > marker keywords > CLI > ini > defaults.
 
 Validation lives here (not in the plugin) so that the library API and the pytest surface give
 the same messages: unknown keywords and metric names list the valid ones and suggest the
@@ -203,7 +203,10 @@ def _threshold(spec: MetricSpec, bound: object, *, source: str) -> Threshold:
 
 def _threshold_keyword(key: str, value: object, k: int | None) -> Threshold:
     prefix, _, metric = key.partition("_")
-    spec = parse_metric(metric, k)
+    try:
+        spec = parse_metric(metric, k)
+    except ConfigError as exc:
+        raise ConfigError(f"{key}: {exc}") from None
     if prefix == "max" and spec.kind != "latency":
         raise ConfigError(
             f"{key}: max_ bounds are for latency metrics; for {spec.base} use min_{metric}"
@@ -263,7 +266,10 @@ def build_settings(
             f"thresholds must be a dict of metric name -> bound, got {raw_thresholds!r}"
         )
     for name, value in raw_thresholds.items():
-        spec = parse_metric(name, k)
+        try:
+            spec = parse_metric(name, k)
+        except ConfigError as exc:
+            raise ConfigError(f"thresholds: {exc}") from None
         thresholds[spec.name] = _threshold(spec, value, source=f"thresholds[{name!r}]")
     for t in thresholds.values():
         if t.spec not in specs and t.spec.kind != "latency":

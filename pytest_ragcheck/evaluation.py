@@ -65,6 +65,11 @@ def evaluate_golden(
         )
     skip_ids = {c.id for c in empty} if settings.empty == "skip" else set()
     to_run = [c for c in golden.cases if c.id not in skip_ids]
+    if not to_run:
+        raise GoldenSetError(
+            f"{golden.source}: no case left to evaluate: all {len(golden)} case(s) have no "
+            "relevant document and empty='skip' skips them"
+        )
 
     def retrieval_progress(done: int, total: int) -> None:
         if progress is not None:

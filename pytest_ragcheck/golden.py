@@ -10,12 +10,13 @@ the file's path, modification time and size.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -86,7 +87,8 @@ class GoldenCase(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: DocId
+    # Optional in the constructor: filled in from the query by ``_derive_id`` when absent.
+    id: DocId = Field(default=None, validate_default=True)
     query: str
     expected_ids: list[DocId] = Field(default_factory=list)
     relevance: dict[DocId, StrictInt] = Field(default_factory=dict)
@@ -134,8 +136,11 @@ class GoldenCase(BaseModel):
 
     @property
     def has_relevance(self) -> bool:
-        """Whether rank metrics can be computed for this case at all."""
-        return self.mode != "none"
+        """Whether there is anything relevant to find: an id with grade >= 1 or a text span.
+
+        Judgments that are all grade 0 do not count: every rank metric would be 0 for them.
+        """
+        return self.relevant_count > 0
 
     @property
     def relevant_count(self) -> int:
@@ -190,31 +195,35 @@ def _format_loc(loc: tuple[int | str, ...]) -> str:
         return ""
     out = str(parts[0])
     for part in parts[1:]:
-        out += f"[{part}]" if isinstance(part, int) else f"[{part!r}]"
+        out += f"[{part}]" if isinstance(part, int) else f"[{json.dumps(part, ensure_ascii=False)}]"
     return out
 
 
 def _validation_problems(exc: ValidationError) -> list[str]:
     """Rewrite pydantic's errors as one readable line each."""
     problems: list[str] = []
-    for err in exc.errors(include_url=False):
+    errors = exc.errors(include_url=False)
+    query_failed = any(err["loc"][:1] == ("query",) for err in errors)
+    for err in errors:
         loc = tuple(err["loc"])
+        if query_failed and loc == ("id",) and err["input"] is None:
+            continue  # the id is derived from the query: only the query problem is real
         where = _format_loc(loc)
         kind = err["type"]
         if kind == "extra_forbidden":
             name = str(loc[-1])
             problems.append(f"unknown field {name!r}{_suggest_field(name)}")
         elif kind == "missing":
-            problems.append(f"missing required field {where!r}")
+            problems.append(f"missing required field '{where}'")
         elif kind == "value_error":
             msg = str(err["msg"]).removeprefix("Value error, ")
-            problems.append(f"field {where!r}: {msg}")
+            problems.append(f"field '{where}': {msg}")
         elif kind == "model_type":
             problems.append(f"expected a JSON object, got {type(err['input']).__name__}")
         else:
             key_note = " (key)" if loc and loc[-1] == "[key]" else ""
             problems.append(
-                f"field {where!r}{key_note}: {str(err['msg']).lower().removeprefix('input ')}"
+                f"field '{where}'{key_note}: {str(err['msg']).lower().removeprefix('input ')}"
                 f", got {type(err['input']).__name__} {_short(err['input'])}"
             )
     return problems
@@ -243,10 +252,11 @@ class GoldenSet:
     cases: tuple[GoldenCase, ...]
     source: str
     notes: tuple[str, ...] = ()
-    content_hash: str = field(init=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "content_hash", _content_hash(self.cases))
+    @functools.cached_property
+    def content_hash(self) -> str:
+        """Computed on first use (the baseline needs it; plain runs of big sets do not)."""
+        return _content_hash(self.cases)
 
     def __len__(self) -> int:
         return len(self.cases)
@@ -302,28 +312,39 @@ def _content_hash(cases: Sequence[GoldenCase]) -> str:
 # --------------------------------------------------------------------------- case building
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
-    return out
-
-
 class _DuplicateKey(ValueError):
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
 
 
-def _parse_json(text: str, where: str) -> Any:
-    """Parse JSON; errors name ``where`` plus the line and column."""
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
+# One shared decoder: json.loads(..., object_pairs_hook=...) would build a new one per line.
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys)
+
+
+def _parse_json(text: str, display: str, line: int | None = None) -> Any:
+    """Parse JSON; errors name the file, the line and the column.
+
+    ``line`` is the file line of ``text`` when it is one JSONL line.
+    """
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
-        raise GoldenSetError(f"{where}:{exc.lineno}:{exc.colno}: malformed JSON: {exc.msg}") from None
+        lineno = exc.lineno if line is None else line
+        raise GoldenSetError(f"{display}:{lineno}:{exc.colno}: malformed JSON: {exc.msg}") from None
     except _DuplicateKey as exc:
+        where = display if line is None else f"{display}:{line}"
         raise GoldenSetError(f"{where}: duplicate key {exc.key!r} in a JSON object") from None
 
 
@@ -409,8 +430,12 @@ def _load_jsonl(path: Path, display: str) -> GoldenSet:
         if not line.strip():
             continue
         where = f"{display}:{number}"
-        builder.add(_parse_json(line, where), where, f"line {number}")
-(raw, where, f"line {number}")
+        try:
+            raw = _parse_json(line, display, number)
+        except GoldenSetError as exc:
+            builder.problems.append(str(exc))
+            continue
+        builder.add(raw, where, f"line {number}")
     if not builder.cases and not builder.problems:
         raise GoldenSetError(f"golden set {display} is empty (expected one JSON case per line)")
     return builder.finish(display)
@@ -496,7 +521,9 @@ def _beir_from_qrels_file(path: Path, display: str) -> _BeirFiles:
     for folder in (path.parent, path.parent.parent):
         if (folder / "queries.jsonl").is_file():
             corpus = folder / "corpus.jsonl"
-            return _BeirFiles(folder, folder / "queries.jsonl", path, corpus if corpus.is_file() else None)
+            return _BeirFiles(
+                folder, folder / "queries.jsonl", path, corpus if corpus.is_file() else None
+            )
     raise GoldenSetError(
         f"{display}: a .tsv golden set is read as BEIR qrels, but no queries.jsonl was found "
         "next to it or in the folder above"
@@ -530,9 +557,7 @@ def _parse_qrels(path: Path, display: str) -> tuple[dict[str, dict[str, int]], i
             grade = int(grade_text)
         except ValueError:
             if not first_row:  # the first row may be a header such as "query-id corpus-id score"
-                problems.append(
-                    f"{display}:{number}: grade must be an integer, got {grade_text!r}"
-                )
+                problems.append(f"{display}:{number}: grade must be an integer, got {grade_text!r}")
             first_row = False
             continue
         first_row = False
@@ -572,7 +597,11 @@ def _load_beir(files: _BeirFiles, display: str) -> GoldenSet:
         if not line.strip():
             continue
         where = f"{queries_display}:{number}"
-        raw = _parse_json(line, where)
+        try:
+            raw = _parse_json(line, queries_display, number)
+        except GoldenSetError as exc:
+            builder.problems.append(str(exc))
+            continue
         if not isinstance(raw, Mapping):
             builder.problems.append(f"{where}: expected a JSON object, got {type(raw).__name__}")
             continue
@@ -586,9 +615,6 @@ def _load_beir(files: _BeirFiles, display: str) -> GoldenSet:
             builder.problems.append(f"{where}: duplicate query id {qid!r}")
             continue
         seen_qids.add(qid)
-        if qid not in qrels:
-            unjudged += 1
-            continue
         if "text" not in raw:
             builder.problems.append(f"{where}: missing required field 'text' (the query)")
             continue
@@ -598,10 +624,15 @@ def _load_beir(files: _BeirFiles, display: str) -> GoldenSet:
                 f"got {_short(raw['text'])}"
             )
             continue
+        if qid not in qrels:
+            unjudged += 1
+            continue
         # BEIR keeps extra query fields in "metadata"; other unknown fields are kept there too.
         given = raw.get("metadata")
         metadata: dict[str, Any] = dict(given) if isinstance(given, Mapping) else {}
-        metadata.update((k, v) for k, v in raw.items() if k not in ("_id", "id", "text", "metadata"))
+        metadata.update(
+            (k, v) for k, v in raw.items() if k not in ("_id", "id", "text", "metadata")
+        )
         case = {"id": qid, "query": raw["text"], "relevance": qrels[qid], "metadata": metadata}
         builder.add(case, where, f"line {number}")
     notes: list[str] = [f"BEIR folder {display}, qrels {qrels_display}"]
@@ -629,7 +660,7 @@ def _display(path: Path) -> str:
     """A short path for messages: relative to the current directory when below it."""
     try:
         return str(path.relative_to(Path.cwd()))
-    except ValueError:
+    except (ValueError, OSError):  # not below the current directory, or it was removed
         return str(path)
 
 
@@ -670,6 +701,10 @@ def _load_path(path: Path, split: str | None) -> GoldenSet:
     display = _display(path)
     suffix = path.suffix.lower()
     beir: _BeirFiles | None = None
+    if split is not None and not path.is_dir():
+        raise GoldenSetError(
+            f"split={split!r} applies only to a BEIR-style folder, but {display} is a file"
+        )
     if path.is_dir():
         beir = _beir_layout(path, split, display)
         files: list[Path] = [beir.queries, beir.qrels] + ([beir.corpus] if beir.corpus else [])
@@ -714,13 +749,17 @@ def load_golden(
     """
     if isinstance(source, GoldenSet):
         return source
+    if split is not None and not isinstance(source, str | os.PathLike):
+        raise GoldenSetError(f"split={split!r} applies only to a BEIR-style folder")
     if isinstance(source, str | os.PathLike):
         if isinstance(source, str) and not source.strip():
             raise GoldenSetError("cases= is an empty path")
         return _load_path(_resolve(source, base_dirs), split)
     if isinstance(source, Mapping):
         if set(source) != {"cases"}:
-            raise GoldenSetError('an in-memory golden set must be a list of cases or {"cases": [...]}')
+            raise GoldenSetError(
+                'an in-memory golden set must be a list of cases or {"cases": [...]}'
+            )
         source = source["cases"]
     if isinstance(source, Iterable) and not isinstance(source, bytes | Mapping):
         return _from_objects(source)

@@ -81,6 +81,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="bool",
         default=False,
     )
+    parser.addini(
+        "ragcheck_baseline_precision",
+        "decimals kept in baseline snapshot files (default 4)",
+        type="string",
+        default=None,
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -90,6 +96,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "evaluate a retriever on a golden set (pytest-ragcheck)",
     )
     config.stash[SESSION_RECORDS] = []
+    if not is_worker(config) and option(config, "report"):
+        from pytest_ragcheck.report import check_report_option
+
+        check_report_option(config)  # an unknown extension fails before any test runs
     config.pluginmanager.register(_Collector(config), "ragcheck-collector")
 
 
@@ -169,23 +179,56 @@ def marker_kwargs(item: pytest.Item) -> dict[str, Any] | None:
     return merged
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Check marker keywords up front: a typo is a usage error, not 40 failing tests."""
+def _marker_problems(config: pytest.Config, items: list[pytest.Item]) -> list[str]:
+    """One message per distinct problem in the ``@ragcheck`` keywords (or options) of ``items``."""
     marked = [item for item in items if item.get_closest_marker(MARKER) is not None]
     if not marked:
-        return
+        return []
     from pytest_ragcheck.config import build_settings
     from pytest_ragcheck.errors import RagcheckError
 
     try:
         defaults = _defaults(config)
     except RagcheckError as exc:
-        raise pytest.UsageError(str(exc)) from None
+        return [str(exc)]
+    where: dict[str, list[str]] = {}
     for item in marked:
         try:
             build_settings(marker_kwargs(item) or {}, defaults=defaults)
         except RagcheckError as exc:
-            raise pytest.UsageError(f"{item.nodeid}: {exc}") from None
+            where.setdefault(str(exc), []).append(item.nodeid)
+    return [
+        f"{nodeids[0]}"
+        + (f" (and {len(nodeids) - 1} more test(s))" if nodeids[1:] else "")
+        + f": {message}"
+        for message, nodeids in where.items()
+    ]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Check marker keywords up front: a typo is a usage error, not 40 failing tests."""
+    if is_worker(config):
+        return  # checked per collector below: a UsageError would crash an xdist worker
+    problems = _marker_problems(config, items)
+    if problems:
+        raise pytest.UsageError("\n".join(problems))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """On an xdist worker, a bad marker is a collection error the controller shows cleanly."""
+    report = yield
+    if not is_worker(collector.config) or not report.passed:
+        return report
+    items = [node for node in report.result if isinstance(node, pytest.Item)]
+    problems = _marker_problems(collector.config, items)
+    if problems:
+        report.outcome = "failed"
+        report.longrepr = "\n".join(problems)
+        report.result = []
+    return report
 
 
 class RagcheckFixture:
@@ -200,7 +243,7 @@ class RagcheckFixture:
         self._request = request
 
     def settings(self, **overrides: Any) -> Settings:
-        """The effective settings for this test (marker > overrides > CLI > ini > default)."""
+        """The effective settings for this test (call overrides > marker > CLI > ini > default)."""
         from pytest_ragcheck.config import build_settings
 
         item = self._request.node
@@ -225,7 +268,7 @@ class RagcheckFixture:
         from pytest_ragcheck.golden import load_golden
         from pytest_ragcheck.policy import check_floors
         from pytest_ragcheck.report import make_progress
-        from pytest_ragcheck.report.record import build_record
+        from pytest_ragcheck.report.record import build_record, junit_properties
 
         request = self._request
         item = request.node
@@ -256,8 +299,7 @@ class RagcheckFixture:
             baseline=baseline_info,
         )
         item.stash.setdefault(ITEM_RECORDS, []).append(record)
-        for name, value in result.metrics.items():
-            item.user_properties.append((f"ragcheck.{name}", round(value, 6)))
+        item.user_properties.extend(junit_properties(record))
         if verdict.failed:
             pytest.fail(verdict.message(result), pytrace=False)
         return result
@@ -278,7 +320,26 @@ def pytest_runtest_makereport(
     if records and report.when == "call":
         # Plain JSON-safe data: pytest-xdist ships it to the controller with the report.
         report.ragcheck = records  # type: ignore[attr-defined]
+    if report.failed and report.when in ("setup", "call") and _may_own_baseline(item):
+        # A crashed test must keep its stored baseline under --snapshot-update (syrupy
+        # deletes snapshots no assertion touched): mark it used, unchanged.
+        from pytest_ragcheck.baseline import keep_baselines
+
+        keep_baselines(item)
     return report
+
+
+def _may_own_baseline(item: pytest.Item) -> bool:
+    """A ragcheck test (marker or fixture) whose marker does not say ``baseline=False``."""
+    if item.get_closest_marker(MARKER) is None and "ragcheck" not in getattr(
+        item, "fixturenames", ()
+    ):
+        return False
+    try:
+        kwargs = marker_kwargs(item) or {}
+    except Exception:
+        return True
+    return kwargs.get("baseline", True) is not False
 
 
 class _Collector:
@@ -300,7 +361,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if is_worker(config):
         return
     records = config.stash.get(SESSION_RECORDS, [])
-    if not records:
+    if not records and not option(config, "report"):
         return
     from pytest_ragcheck.report import write_reports
 
@@ -313,8 +374,15 @@ def pytest_terminal_summary(
     if is_worker(config):
         return
     records = config.stash.get(SESSION_RECORDS, [])
-    if not records:
+    if not records and not option(config, "report"):
         return
     from pytest_ragcheck.report import terminal_summary
 
     terminal_summary(terminalreporter, config, records)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """The effective ragcheck configuration (judge model, cache, tolerance) under the header."""
+    from pytest_ragcheck.report import report_header
+
+    return report_header(config)

@@ -1,0 +1,314 @@
+"""Turning whatever a retriever returns into ``Hit(id, text, score)``, and text-span matching.
+
+Frameworks are recognised by duck typing (no LangChain, LlamaIndex or Haystack import), so the
+plugin stays light and works with look-alike objects. Hits keep the order the retriever chose;
+they are never re-sorted by score.
+"""
+
+from __future__ import annotations
+
+import numbers
+import unicodedata
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "ACCEPTED_HIT_SHAPES",
+    "Hit",
+    "SpanMatch",
+    "match_spans",
+    "normalize_hits",
+    "normalize_text",
+    "to_hit",
+]
+
+ACCEPTED_HIT_SHAPES = (
+    "a str id; an (id, score) tuple; a dict with 'id'/'doc_id'/'_id' (optional "
+    "'text'/'content'/'page_content' and 'score'); a LangChain-style Document "
+    "(.id or .metadata[id_key], .page_content); a LlamaIndex-style NodeWithScore "
+    "(.node.node_id, .node.get_content(), .score); a Haystack-style Document "
+    "(.id, .content, .score)"
+)
+
+_ID_KEYS = ("id", "doc_id", "_id")
+_TEXT_KEYS = ("text", "content", "page_content")
+_META_ATTRS = ("metadata", "meta")
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One retrieved item: its id, its text when known, and the retriever's score if any."""
+
+    id: str
+    text: str | None = None
+    score: float | None = None
+
+
+def _snippet(obj: object, limit: int = 80) -> str:
+    try:
+        text = repr(obj)
+    except Exception:  # a broken __repr__ must not hide the real problem
+        text = f"<{type(obj).__name__} object>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _type_name(obj: object) -> str:
+    cls = type(obj)
+    return (
+        cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    )
+
+
+def _shape_error(obj: object, reason: str = "") -> TypeError:
+    why = f" ({reason})" if reason else ""
+    return TypeError(
+        f"cannot read a hit from {_type_name(obj)} {_snippet(obj)}{why}; "
+        f"a hit must be {ACCEPTED_HIT_SHAPES}"
+    )
+
+
+def _as_id(value: object) -> str | None:
+    """A usable document id, or ``None``. Integers (JSON, numpy) become their decimal string."""
+    if isinstance(value, str):
+        return value if value else None
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    return None
+
+
+def _as_score(value: object, owner: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value)
+    raise _shape_error(owner, f"score must be a number, got {type(value).__name__}")
+
+
+def _as_text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _meta_value(container: object, key: str) -> object:
+    for attr in _META_ATTRS:
+        meta = (
+            container.get(attr)
+            if isinstance(container, Mapping)
+            else getattr(container, attr, None)
+        )
+        if isinstance(meta, Mapping) and meta.get(key) is not None:
+            return meta[key]
+    return None
+
+
+def _get(container: object, key: str) -> object:
+    if isinstance(container, Mapping):
+        return container.get(key)
+    return getattr(container, key, None)
+
+
+def _find_id(container: object, id_key: str | None, defaults: Sequence[str], owner: object) -> str:
+    """The id from ``id_key`` (metadata first, then the key/attribute itself), else defaults.
+
+    With ``id_key`` set, a hit without it is an error rather than a silent fallback to
+    another id: a wrong id would make every metric quietly 0.
+    """
+    if id_key is not None:
+        for raw in (_meta_value(container, id_key), _get(container, id_key)):
+            if raw is not None:
+                found = _as_id(raw)
+                if found is None:
+                    raise _shape_error(owner, f"id {id_key!r} must be a str or int")
+                return found
+        raise _shape_error(owner, f"no {id_key!r} key in the hit or in its metadata (id_key)")
+    for key in defaults:
+        found = _as_id(_get(container, key))
+        if found is not None:
+            return found
+    for key in _ID_KEYS:
+        found = _as_id(_meta_value(container, key))
+        if found is not None:
+            return found
+    raise _shape_error(
+        owner, "no id: set one of 'id', 'doc_id', '_id' or pass id_key= to read it from metadata"
+    )
+
+
+def _first_text(container: object) -> str | None:
+    for key in _TEXT_KEYS:
+        text = _as_text(_get(container, key))
+        if text is not None:
+            return text
+    return None
+
+
+def _node_hit(node: object, score: object, id_key: str | None, owner: object) -> Hit:
+    hit_id = _find_id(node, id_key, ("node_id", "id_"), owner)
+    getter = getattr(node, "get_content", None)
+    text = _as_text(getter()) if callable(getter) else _first_text(node)
+    return Hit(hit_id, text, _as_score(score, owner))
+
+
+def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
+    """Read one hit; raises ``TypeError`` naming the accepted shapes when ``obj`` is none.
+
+    ``id_key`` names the metadata key (or attribute/dict key) that holds the document id, e.g.
+    ``"source"`` for LangChain loaders; when given it is required on every hit. Without it the
+    id is ``id``/``doc_id``/``_id`` (LlamaIndex: ``node_id``), then the same keys in metadata.
+    """
+    if isinstance(obj, Hit):
+        return obj
+    if isinstance(obj, str):
+        if not obj:
+            raise _shape_error(obj, "empty id")
+        return Hit(obj)
+    simple = _as_id(obj)
+    if simple is not None:
+        return Hit(simple)
+    if isinstance(obj, Mapping):
+        return Hit(
+            _find_id(obj, id_key, _ID_KEYS, obj), _first_text(obj), _as_score(obj.get("score"), obj)
+        )
+    if isinstance(obj, tuple | list):
+        if len(obj) != 2:
+            raise _shape_error(obj, f"a hit sequence must be (id, score), got length {len(obj)}")
+        first, score = obj
+        if isinstance(score, str) or (score is not None and not isinstance(score, numbers.Real)):
+            raise _shape_error(obj, f"the second item must be a score, got {type(score).__name__}")
+        inner = to_hit(first, id_key=id_key)  # (id, score) or e.g. (Document, score)
+        return Hit(
+            inner.id, inner.text, _as_score(score, obj) if score is not None else inner.score
+        )
+    if isinstance(obj, bytes | bytearray | numbers.Number) or obj is None:
+        raise _shape_error(obj)
+    node = getattr(obj, "node", None)
+    if node is not None:  # LlamaIndex NodeWithScore
+        return _node_hit(node, getattr(obj, "score", None), id_key, obj)
+    if getattr(obj, "node_id", None) is not None:  # a bare LlamaIndex node
+        return _node_hit(obj, getattr(obj, "score", None), id_key, obj)
+    if hasattr(obj, "page_content") or any(hasattr(obj, key) for key in (*_ID_KEYS, "content")):
+        # LangChain Document, Haystack Document, or any object with the same attributes.
+        hit_id = _find_id(obj, id_key, _ID_KEYS, obj)
+        return Hit(hit_id, _first_text(obj), _as_score(getattr(obj, "score", None), obj))
+    raise _shape_error(obj)
+
+
+def _unwrap(raw: object) -> Iterable[object]:
+    if raw is None:
+        raise TypeError(
+            "the retriever returned None; it must return a list of hits "
+            f"(each hit: {ACCEPTED_HIT_SHAPES})"
+        )
+    if isinstance(raw, str | bytes | bytearray):
+        raise TypeError(
+            f"the retriever returned a {type(raw).__name__} ({_snippet(raw)}), not a list of "
+            "hits; wrap a single id in a list"
+        )
+    if isinstance(raw, Mapping):
+        if "documents" in raw:
+            return _unwrap(raw["documents"])
+        values = list(raw.values())
+        if len(values) == 1 and isinstance(values[0], Mapping) and "documents" in values[0]:
+            return _unwrap(values[0]["documents"])  # a Haystack pipeline's {"component": {...}}
+        raise TypeError(
+            f"the retriever returned a dict with keys {_snippet(list(raw))}, not a list of hits; "
+            'a dict is accepted only as {"documents": [...]} (Haystack)'
+        )
+    if (
+        isinstance(raw, tuple)
+        and len(raw) == 2
+        and isinstance(raw[1], numbers.Real)
+        and _as_id(raw[0]) is not None
+    ):
+        raise TypeError(
+            f"the retriever returned one (id, score) pair {_snippet(raw)}; return a list of "
+            "hits instead"
+        )
+    if not isinstance(raw, Iterable):
+        raise TypeError(
+            f"the retriever returned {_type_name(raw)} {_snippet(raw)}, which is not a list of "
+            f"hits (each hit: {ACCEPTED_HIT_SHAPES})"
+        )
+    return raw
+
+
+def normalize_hits(raw: object, *, id_key: str | None = None) -> tuple[list[Hit], int]:
+    """Hits in returned order with repeated ids dropped (the first, best position is kept).
+
+    Returns the hits and the number of dropped repeats. Raises ``TypeError`` (naming the hit's
+    position) for anything that is not a list of accepted hit shapes.
+    """
+    hits: list[Hit] = []
+    seen: set[str] = set()
+    repeats = 0
+    for position, item in enumerate(_unwrap(raw), 1):
+        try:
+            hit = to_hit(item, id_key=id_key)
+        except TypeError as exc:
+            raise TypeError(f"hit #{position}: {exc}") from None
+        if hit.id in seen:
+            repeats += 1
+            continue
+        seen.add(hit.id)
+        hits.append(hit)
+    return hits, repeats
+
+
+# --------------------------------------------------------------------------- text spans
+
+
+def normalize_text(text: str) -> str:
+    """Unicode NFKC, case-folded, whitespace collapsed to single spaces and trimmed."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+    return " ".join(folded.split())
+
+
+@dataclass(frozen=True, slots=True)
+class SpanMatch:
+    """Where a case's ``expected_texts`` spans were found among the hits.
+
+    Each span is one relevant item (R = ``len(span_rank)``) found at the first hit containing
+    it; a hit is relevant only when it finds a span no earlier hit found, so a hit that merely
+    repeats found spans counts like a duplicate.
+    """
+
+    relevant: list[bool]
+    new_spans_per_hit: list[int]
+    span_rank: list[int | None]
+    hits_without_text: int
+
+    def spans_found(self, k: int | None = None) -> int:
+        """Spans first found at rank <= ``k`` (all ranks for ``None``): recall's numerator."""
+        return sum(1 for rank in self.span_rank if rank is not None and (k is None or rank <= k))
+
+    def relevant_hits(self, k: int | None = None) -> int:
+        """Relevant hits in the top ``k``: precision's numerator."""
+        return sum(self.relevant if k is None else self.relevant[:k])
+
+
+def match_spans(hits: Sequence[Hit], spans: Sequence[str]) -> SpanMatch:
+    """Match text spans against hits in rank order (see :class:`SpanMatch`)."""
+    wanted = [normalize_text(span) for span in spans]
+    span_rank: list[int | None] = [None] * len(wanted)
+    relevant: list[bool] = []
+    new_counts: list[int] = []
+    without_text = 0
+    for rank, hit in enumerate(hits, 1):
+        if hit.text is None:
+            without_text += 1
+            relevant.append(False)
+            new_counts.append(0)
+            continue
+        text = normalize_text(hit.text)
+        new = 0
+        for index, span in enumerate(wanted):
+            if span_rank[index] is None and span in text:
+                span_rank[index] = rank
+                new += 1
+        relevant.append(new > 0)
+        new_counts.append(new)
+    return SpanMatch(relevant, new_counts, span_rank, without_text)

@@ -1,0 +1,144 @@
+"""The verdict cache: one small JSON file per judge call, content-addressed.
+
+Layout: ``<dir>/<prompt id>/<first 2 hex digits>/<sha256>.json``. The key hashes everything
+that determines the answer (model, api_base, prompt id and version, the rendered messages,
+the output schema and the sampling settings) and nothing secret: API keys and request headers
+are never part of the key or of an entry. Entries are indented JSON that carry the judged
+inputs and the answer, so a committed cache reads well in a diff.
+
+Writes go to a temporary file in the same folder and are renamed over the final name, so a
+reader (another pytest-xdist worker, a second run) sees either no entry or a whole one;
+two workers writing the same key write the same content. A damaged or hand-edited entry is
+reported and treated as a miss, never as a crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from pytest_ragcheck.judge.prompts import Prompt
+from pytest_ragcheck.judge.schemas import MalformedAnswer, validate_answer
+
+__all__ = ["CacheRead", "VerdictCache", "cache_key", "public_api_base"]
+
+FORMAT = 1
+
+
+def public_api_base(api_base: str | None) -> str | None:
+    """``api_base`` without user info, query or fragment (never store credentials)."""
+    if not api_base:
+        return None
+    parts = urlsplit(api_base.strip())
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+def cache_key(
+    *,
+    model: str,
+    api_base: str | None,
+    prompt: Prompt,
+    messages: list[dict[str, str]],
+    sampling: Mapping[str, Any],
+) -> str:
+    """The content address of one judge call (sha256 hex)."""
+    material = {
+        "format": FORMAT,
+        "model": model,
+        "api_base": public_api_base(api_base),
+        "prompt": {"id": prompt.id, "version": prompt.version},
+        "messages": messages,
+        "schema": prompt.response_format,
+        "sampling": dict(sampling),
+    }
+    blob = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class CacheRead:
+    """A lookup result: the answer, or ``None`` with ``problem`` set for a damaged entry."""
+
+    answer: dict[str, Any] | None
+    problem: str | None = None
+
+
+class VerdictCache:
+    """Read and write entries under one folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def path(self, prompt: Prompt, key: str) -> Path:
+        return self.root / prompt.id / key[:2] / f"{key}.json"
+
+    def get(self, prompt: Prompt, key: str) -> CacheRead:
+        """The cached answer for ``key``; a missing entry is ``CacheRead(None)``."""
+        path = self.path(prompt, key)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return CacheRead(None)
+        except OSError as exc:
+            return CacheRead(None, f"cannot read cache entry {path}: {exc}")
+        try:
+            entry = json.loads(raw)
+            if not isinstance(entry, dict):
+                raise MalformedAnswer("not a JSON object")
+            if entry.get("key") != key:
+                raise MalformedAnswer("its key does not match its file name")
+            answer = validate_answer(prompt.kind, entry.get("answer"))
+        except (ValueError, MalformedAnswer) as exc:
+            return CacheRead(None, f"corrupt cache entry {path} ({exc}); judging it again")
+        return CacheRead(answer)
+
+    def put(
+        self,
+        prompt: Prompt,
+        key: str,
+        *,
+        model: str,
+        api_base: str | None,
+        sampling: Mapping[str, Any],
+        inputs: Mapping[str, Any],
+        answer: Mapping[str, Any],
+    ) -> str | None:
+        """Store one answer atomically; return a problem description instead of raising."""
+        entry = {
+            "key": key,
+            "prompt": prompt.label,
+            "model": model,
+            "api_base": public_api_base(api_base),
+            "sampling": dict(sampling),
+            "input": dict(inputs),
+            "answer": dict(answer),
+        }
+        text = json.dumps(entry, indent=2, ensure_ascii=False) + "\n"
+        path = self.path(prompt, key)
+        tmp_name: str | None = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{key[:16]}-", suffix=".tmp", dir=path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+            os.chmod(tmp_name, 0o644)  # mkstemp makes 0600; entries are meant to be shared
+            os.replace(tmp_name, path)
+            tmp_name = None
+        except OSError as exc:
+            return f"cannot write cache entry {path}: {exc}"
+        finally:
+            if tmp_name is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp_name)
+        return None

@@ -1,0 +1,416 @@
+"""Calling the judge through litellm: the only module that imports litellm.
+
+Our own retry loop (exponential backoff with jitter, ``Retry-After`` honoured) on rate limits,
+5xx, timeouts and connection errors; the SDK's retries are off (``max_retries=0``), because
+they would multiply requests behind the budget's back. Every HTTP request counts against
+``judge_max_calls``. A malformed answer is re-asked once, then reported.
+
+litellm is imported on first need, after setting the environment that keeps it quiet and
+offline at import: the bundled model cost map, production mode (no ``.env`` loading) and
+error-only logging. Its own warnings are silenced while it runs so that projects with
+``filterwarnings = error`` keep working; the HTTP clients it creates during a run are closed
+before the run's event loop ends (no unclosed-socket warnings later).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import importlib.util
+import inspect
+import os
+import random
+import sys
+import time
+import warnings
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Literal
+
+from pytest_ragcheck.errors import ConfigError
+from pytest_ragcheck.judge.prompts import Prompt
+from pytest_ragcheck.judge.schemas import MalformedAnswer, parse_answer
+
+__all__ = [
+    "INSTALL_HINT",
+    "Budget",
+    "CallError",
+    "JudgeClient",
+    "RetryPolicy",
+    "import_litellm",
+    "litellm_installed",
+    "quiet_litellm",
+]
+
+INSTALL_HINT = 'pip install "pytest-ragcheck[llm]"'
+
+#: Set (unless the user set them) before litellm is imported.
+LITELLM_ENVIRONMENT = {
+    # use the cost map bundled with the package instead of downloading it at import
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    # "DEV" (the default) loads .env files from the working directory at import
+    "LITELLM_MODE": "PRODUCTION",
+    "LITELLM_LOG": "ERROR",
+}
+
+#: Sent as the key to a self-hosted ``api_base`` when the provider's key variable is unset;
+#: OpenAI-compatible servers without authentication ignore it. Never stored.
+KEYLESS_API_KEY = "not-needed"
+
+FailureKind = Literal["budget", "fatal", "failed", "malformed"]
+
+
+def litellm_installed() -> bool:
+    """True when litellm can be imported (checked without importing it)."""
+    return "litellm" in sys.modules or importlib.util.find_spec("litellm") is not None
+
+
+@contextmanager
+def quiet_litellm() -> Iterator[None]:
+    """Silence warnings while litellm runs: its notices are not the user's to fix.
+
+    Enter it once around a whole run (never per coroutine: ``catch_warnings`` saves and
+    restores process-wide state, so interleaved entries would leak filters).
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def import_litellm() -> ModuleType:
+    """Import litellm in its quiet configuration, or raise a usage error with the fix."""
+    if not litellm_installed():
+        raise ConfigError(
+            f"LLM-judge metrics need litellm, which is not installed: {INSTALL_HINT} "
+            "(or record verdicts where it is installed and run with --ragcheck-judge-offline)"
+        )
+    if "litellm" not in sys.modules:
+        for name, value in LITELLM_ENVIRONMENT.items():
+            os.environ.setdefault(name, value)
+    try:
+        with quiet_litellm():
+            import litellm
+    except ImportError as exc:  # pragma: no cover - a broken installation
+        raise ConfigError(f"cannot import litellm ({exc}); reinstall it: {INSTALL_HINT}") from exc
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How transient failures are retried."""
+
+    #: Total attempts for one request (first try included).
+    attempts: int = 6
+    base_delay: float = 1.0
+    max_delay: float = 30.0
+    #: A longer ``Retry-After`` is capped to this (seconds).
+    max_retry_after: float = 120.0
+
+    def backoff(self, retry: int, rng: Callable[[], float] = random.random) -> float:
+        """Delay before retry number ``retry`` (1-based): exponential with equal jitter."""
+        delay = min(self.max_delay, self.base_delay * 2.0 ** (retry - 1))
+        return delay / 2 + rng() * delay / 2
+
+
+class Budget:
+    """``judge_max_calls``: a count of requests that may still be sent (``None`` = no limit)."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.used = 0
+        self.exhausted = False
+
+    def take(self) -> bool:
+        if self.limit is not None and self.used >= self.limit:
+            self.exhausted = True
+            return False
+        self.used += 1
+        return True
+
+
+class CallError(Exception):
+    """One judge call that produced no usable answer."""
+
+    def __init__(self, kind: FailureKind, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def _header(headers: object, name: str) -> str | None:
+    if headers is None:
+        return None
+    getter = getattr(headers, "get", None)
+    if getter is None:
+        return None
+    value = getter(name) or getter(name.title())
+    return str(value) if value is not None else None
+
+
+def retry_after_seconds(exc: BaseException, *, now: float | None = None) -> float | None:
+    """The server's requested wait from ``retry-after-ms`` / ``Retry-After``, if any."""
+    sources = [
+        getattr(exc, "litellm_response_headers", None),
+        getattr(exc, "headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+    ]
+    for headers in sources:
+        millis = _header(headers, "retry-after-ms")
+        if millis is not None:
+            try:
+                return max(0.0, float(millis) / 1000)
+            except ValueError:
+                pass
+        value = _header(headers, "retry-after")
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            pass
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            continue
+        return max(0.0, when.timestamp() - (time.time() if now is None else now))
+    return None
+
+
+def _status(exc: BaseException) -> int | None:
+    status = getattr(exc, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+class JudgeClient:
+    """Sends judge requests for one run, inside one event loop."""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        api_base: str | None,
+        timeout: float,
+        concurrency: int,
+        budget: Budget,
+        policy: RetryPolicy | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        litellm: ModuleType | None = None,
+    ) -> None:
+        self.model = model
+        self.api_base = api_base
+        self.timeout = timeout
+        self.budget = budget
+        self.policy = policy or RetryPolicy()
+        self._sleep = sleep
+        self._litellm = litellm or import_litellm()
+        self._semaphore = asyncio.Semaphore(concurrency)
+        self._api_key = self._keyless_key()
+        self._fatal: str | None = None
+        self._clients_before: set[Any] = set()
+        #: Requests sent, and retries among them.
+        self.calls = 0
+        self.retries = 0
+
+    def _keyless_key(self) -> str | None:
+        """A placeholder key for a self-hosted endpoint when no key is configured."""
+        if not self.api_base:
+            return None
+        try:
+            with quiet_litellm():
+                env = self._litellm.validate_environment(model=self.model)
+        except Exception:
+            return None
+        missing = env.get("missing_keys") if isinstance(env, Mapping) else None
+        if missing and any(str(k).endswith("_API_KEY") for k in missing):
+            return KEYLESS_API_KEY
+        return None
+
+    async def __aenter__(self) -> JudgeClient:
+        self._clients_before = set(self._client_cache_dict())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def _client_cache_dict(self) -> dict[Any, Any]:
+        cache = getattr(self._litellm, "in_memory_llm_clients_cache", None)
+        entries = getattr(cache, "cache_dict", None)
+        return entries if isinstance(entries, dict) else {}
+
+    async def aclose(self) -> None:
+        """Close the HTTP clients litellm created in this loop and stop its log worker."""
+        cache = getattr(self._litellm, "in_memory_llm_clients_cache", None)
+        for key in [k for k in self._client_cache_dict() if k not in self._clients_before]:
+            client = self._client_cache_dict().get(key)
+            for name in ("aclose", "close"):
+                method = getattr(client, name, None)
+                if callable(method):
+                    try:
+                        result = method()
+                        if inspect.isawaitable(result):
+                            await result
+                    except Exception:
+                        pass
+                    break
+            delete = getattr(cache, "delete_cache", None)
+            if callable(delete):
+                delete(key)
+        worker_module = sys.modules.get("litellm.litellm_core_utils.logging_worker")
+        worker = getattr(worker_module, "GLOBAL_LOGGING_WORKER", None)
+        stop = getattr(worker, "stop", None)
+        if callable(stop):
+            try:
+                result = stop()
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:
+                pass
+
+    async def ask(
+        self, prompt: Prompt, messages: list[dict[str, str]], *, temperature: float
+    ) -> dict[str, Any]:
+        """One validated answer; a malformed one is re-asked once. Raises :class:`CallError`."""
+        content = await self._request(prompt, messages, temperature)
+        try:
+            return parse_answer(prompt.kind, content)
+        except MalformedAnswer as first:
+            reask = [
+                *messages,
+                {"role": "assistant", "content": content or ""},
+                {
+                    "role": "user",
+                    "content": (
+                        f"Your answer could not be used: {first}. Reply again with only a JSON "
+                        "object that matches the requested schema."
+                    ),
+                },
+            ]
+            second_content = await self._request(prompt, reask, temperature)
+            try:
+                return parse_answer(prompt.kind, second_content)
+            except MalformedAnswer as second:
+                raise CallError(
+                    "malformed",
+                    f"malformed judge answer after one re-ask: {second} (first answer: {first})",
+                ) from None
+
+    async def _request(
+        self, prompt: Prompt, messages: list[dict[str, str]], temperature: float
+    ) -> str | None:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "response_format": prompt.response_format,
+            "temperature": temperature,
+            "timeout": self.timeout,
+            "max_retries": 0,
+            "num_retries": 0,
+            "drop_params": True,
+        }
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self._api_key is not None:
+            kwargs["api_key"] = self._api_key
+        attempt = 0
+        while True:
+            async with self._semaphore:
+                # checked once a slot is free: an earlier call may have failed for good, or
+                # spent the last of the budget, while this one waited
+                if self._fatal is not None:
+                    raise CallError("fatal", self._fatal)
+                if not self.budget.take():
+                    raise CallError(
+                        "budget", f"judge budget exhausted (judge_max_calls={self.budget.limit})"
+                    )
+                attempt += 1
+                self.calls += 1
+                if attempt > 1:
+                    self.retries += 1
+                try:
+                    response = await self._litellm.acompletion(**kwargs)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    delay = self._transient_delay(exc, attempt)
+                    if delay is None:
+                        raise self._final_error(exc) from None
+                    if attempt >= self.policy.attempts:
+                        raise CallError(
+                            "failed", f"judge call failed after {attempt} attempts: {_short(exc)}"
+                        ) from None
+                else:
+                    return _content(response)
+            await self._sleep(delay)  # outside the slot: others may proceed meanwhile
+
+    def _transient_delay(self, exc: BaseException, attempt: int) -> float | None:
+        """Seconds to wait before retrying ``exc``, or ``None`` when it is not transient."""
+        lm = self._litellm
+        status = _status(exc)
+        if "missing credentials" in str(exc).lower():
+            return None  # litellm reports a missing OpenAI key as a 500
+        names = (
+            "RateLimitError",
+            "Timeout",
+            "APIConnectionError",
+            "InternalServerError",
+            "ServiceUnavailableError",
+            "BadGatewayError",
+        )
+        transient = (*_classes(lm, names), TimeoutError, ConnectionError)
+        is_transient = isinstance(exc, transient) or (
+            status is not None and (status == 429 or status >= 500 or status == 408)
+        )
+        if not is_transient:
+            return None
+        if status == 429 or isinstance(exc, getattr(lm, "RateLimitError", ())):
+            wait = retry_after_seconds(exc)
+            if wait is not None:
+                return min(wait, self.policy.max_retry_after)
+        return self.policy.backoff(attempt)
+
+    def _final_error(self, exc: BaseException) -> CallError:
+        lm = self._litellm
+        status = _status(exc)
+        fatal_types = _classes(
+            lm,
+            (
+                "AuthenticationError",
+                "PermissionDeniedError",
+                "NotFoundError",
+                "UnsupportedParamsError",
+            ),
+        )
+        text = _short(exc)
+        if (
+            isinstance(exc, fatal_types)
+            or status in (401, 403, 404)
+            or "missing credentials" in text.lower()
+        ):
+            hint = (
+                "check the judge model name, its api_base and the provider's API key "
+                "environment variable (e.g. OPENAI_API_KEY)"
+            )
+            self._fatal = f"the judge cannot be used ({text}); {hint}"
+            return CallError("fatal", self._fatal)
+        return CallError("failed", f"judge call failed: {text}")
+
+
+def _classes(module: ModuleType, names: tuple[str, ...]) -> tuple[type[BaseException], ...]:
+    found = (getattr(module, name, None) for name in names)
+    return tuple(cls for cls in found if isinstance(cls, type) and issubclass(cls, BaseException))
+
+
+def _content(response: Any) -> str | None:
+    try:
+        content = response.choices[0].message.content
+    except (AttributeError, IndexError, KeyError, TypeError):
+        return None
+    return content if isinstance(content, str) else None

@@ -1,0 +1,128 @@
+"""The judge layer's input and output records (stdlib only, cheap to import)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["JudgeItem", "JudgeRun", "summarize_details"]
+
+_MAX_LISTED = 10
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeItem:
+    """One golden case as the judge sees it."""
+
+    case_id: str
+    query: str
+    reference_answer: str | None
+    #: Texts of the case's retrieved hits in rank order (deduplicated), up to the largest k
+    #: any judge metric needs; ``""`` for a hit without text.
+    chunks: tuple[str, ...]
+
+
+@dataclass
+class JudgeRun:
+    """Judge metric values per case, with the verdicts behind them and every failure.
+
+    A case/metric whose verdicts could not all be obtained is absent from ``values`` (never
+    NaN, never a silent 0) and explained in ``errors``.
+    """
+
+    #: case id -> metric canonical name -> value.
+    values: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: case id -> metric name -> one dict per judged chunk (``rank``, ``verdict``/``grade``/
+    #: ``score``, ``reason``, ``cached``; ``votes`` and ``spread`` with ``judge_samples`` > 1;
+    #: ``error`` for a chunk without a verdict) or, for ``context_recall``, per claim
+    #: (``claim``, ``attributed``).
+    details: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
+    #: case id -> readable error lines.
+    errors: dict[str, list[str]] = field(default_factory=dict)
+    #: Judge requests sent (retries and re-asks included).
+    calls: int = 0
+    #: Verdicts served from the cache.
+    cached: int = 0
+    #: Verdicts not obtained.
+    missing: int = 0
+    #: Requests that were retries of a failed request.
+    retries: int = 0
+    #: Problems that did not cost a verdict (a corrupt cache entry that was re-judged, a cache
+    #: folder that cannot be written).
+    warnings: list[str] = field(default_factory=list)
+    #: (case id, what) for verdicts missing because offline mode found no cache entry.
+    offline_misses: list[tuple[str, str]] = field(default_factory=list)
+    #: Verdicts missing because ``judge_max_calls`` ran out.
+    budget_missing: int = 0
+    budget_limit: int | None = None
+    cache_dir: str | None = None
+    #: (case id, line) for failures other than offline misses and the budget.
+    other_errors: list[tuple[str, str]] = field(default_factory=list)
+
+    def add_error(self, case_id: str, line: str) -> None:
+        lines = self.errors.setdefault(case_id, [])
+        if line not in lines:
+            lines.append(line)
+
+    def failure_summary(self) -> str | None:
+        """One paragraph for the user when any judge metric value is missing, else ``None``."""
+        if not self.errors:
+            return None
+        parts: list[str] = []
+        if self.offline_misses:
+            listed = [f"case {case!r} {what}" for case, what in self.offline_misses[:_MAX_LISTED]]
+            more = len(self.offline_misses) - len(listed)
+            where = self.cache_dir or "the verdict cache"
+            parts.append(
+                f"{len(self.offline_misses)} judge verdict(s) are not in {where} and "
+                f"--ragcheck-judge-offline forbids calling the judge: {', '.join(listed)}"
+                + (f" and {more} more" if more > 0 else "")
+                + ". Record them where a judge API key is available (run these tests without "
+                "--ragcheck-judge-offline, with the same judge model and api_base) and commit "
+                f"{where}."
+            )
+        if self.budget_missing:
+            parts.append(
+                f"The judge budget ran out (judge_max_calls={self.budget_limit}, "
+                f"{self.calls} call(s) made): {self.budget_missing} verdict(s) are missing; "
+                "raise judge_max_calls or judge fewer cases."
+            )
+        if self.other_errors:
+            listed = [f"{case!r}: {line}" for case, line in self.other_errors[:5]]
+            more = len(self.other_errors) - len(listed)
+            parts.append(
+                f"Judge errors in {len({c for c, _ in self.other_errors})} case(s): "
+                + "; ".join(listed)
+                + (f"; and {more} more" if more > 0 else "")
+                + "."
+            )
+        return " ".join(parts) if parts else None
+
+    def explain(self, case_id: str, metric: str, *, limit: int = 3) -> str:
+        """The judge's reasons for one case and metric, compactly (for failure messages)."""
+        return summarize_details(self.details.get(case_id, {}).get(metric, []), limit=limit)
+
+
+def summarize_details(details: Sequence[Mapping[str, Any]], *, limit: int = 3) -> str:
+    """``#1 no: <reason>; #2 yes: <reason>`` from per-chunk (or per-claim) judge details."""
+    parts: list[str] = []
+    for entry in details[:limit]:
+        if "claim" in entry:
+            mark = "attributed" if entry.get("attributed") else "not attributed"
+            parts.append(f"{entry.get('claim', '')!r} {mark}")
+            continue
+        rank = entry.get("rank", "?")
+        if "error" in entry:
+            parts.append(f"#{rank} error: {entry['error']}")
+            continue
+        for name in ("verdict", "grade", "score"):
+            if name in entry:
+                value = entry[name]
+                shown = f"{value:.2g}" if isinstance(value, float) else str(value)
+                parts.append(f"#{rank} {name} {shown}: {entry.get('reason', '')}".rstrip(": "))
+                break
+    more = len(details) - limit
+    if more > 0:
+        parts.append(f"... {more} more")
+    return "; ".join(parts)

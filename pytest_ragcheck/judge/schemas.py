@@ -1,0 +1,106 @@
+"""Validation of judge answers against the shapes of the contract.
+
+Extra keys are ignored; a missing key, a value of the wrong type or out of range is malformed
+(no coercion: ``"2"`` is not a grade, ``true`` is not a score). The same validation runs on
+fresh answers and on cache entries, so a hand-edited or damaged entry is caught too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from pytest_ragcheck.judge.prompts import AnswerKind
+
+__all__ = ["MalformedAnswer", "parse_answer", "validate_answer"]
+
+_FENCE_RE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n(.*?)\n?```$", re.S)
+
+
+class MalformedAnswer(ValueError):
+    """The judge's answer is not JSON of the requested shape; the message says why."""
+
+
+class _Answer(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class _Verdict(_Answer):
+    verdict: Literal["yes", "no"]
+    reason: Annotated[str, Field(strict=True)]
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _normalise(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+
+class _Grade(_Answer):
+    grade: Annotated[int, Field(strict=True, ge=0, le=3)]
+    reason: Annotated[str, Field(strict=True)]
+
+
+class _Score(_Answer):
+    score: Annotated[float, Field(strict=True, ge=0.0, le=1.0)]
+    reason: Annotated[str, Field(strict=True)]
+
+
+class _Claim(_Answer):
+    claim: Annotated[str, Field(strict=True)]
+    attributed: Annotated[bool, Field(strict=True)]
+
+
+class _Claims(_Answer):
+    claims: list[_Claim]
+
+
+_MODELS: dict[str, type[_Answer]] = {
+    "verdict": _Verdict,
+    "grade": _Grade,
+    "score": _Score,
+    "claims": _Claims,
+}
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors()[:3]:
+        where = ".".join(str(p) for p in error["loc"]) or "answer"
+        parts.append(f"{where}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def validate_answer(kind: AnswerKind, data: object) -> dict[str, Any]:
+    """Check a decoded answer and return it in canonical form (extra keys dropped)."""
+    if not isinstance(data, dict):
+        raise MalformedAnswer(f"expected a JSON object, got {type(data).__name__}")
+    try:
+        answer = _MODELS[kind].model_validate(data)
+    except ValidationError as exc:
+        raise MalformedAnswer(f"wrong shape ({_describe(exc)})") from None
+    if isinstance(answer, _Claims) and not answer.claims:
+        raise MalformedAnswer("the claims list is empty (the reference answer has no claims?)")
+    return answer.model_dump()
+
+
+def parse_answer(kind: AnswerKind, content: str | None) -> dict[str, Any]:
+    """Decode and validate the text of a judge answer.
+
+    A Markdown code fence around the JSON is tolerated (some models add one even in JSON
+    mode); prose, truncated JSON or the wrong shape raise :class:`MalformedAnswer`.
+    """
+    if content is None or not content.strip():
+        raise MalformedAnswer("the answer is empty")
+    text = content.strip()
+    fenced = _FENCE_RE.match(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        excerpt = text if len(text) <= 80 else text[:77] + "..."
+        raise MalformedAnswer(f"not JSON: {excerpt!r}") from None
+    return validate_answer(kind, data)

@@ -1,0 +1,76 @@
+"""The judge metrics' formulas (SPEC §6) and the aggregation of repeated samples.
+
+Pure functions over per-chunk verdicts in rank order. With no chunk at all every score is
+0.0 (nothing relevant was retrieved), matching the rank metrics' convention.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+__all__ = [
+    "average_precision",
+    "fraction_yes",
+    "graded_ndcg",
+    "majority",
+    "mean",
+    "recall_of_claims",
+    "spread",
+]
+
+
+def fraction_yes(verdicts: Sequence[bool]) -> float:
+    """``llm_relevancy``: the share of chunks judged relevant."""
+    return sum(verdicts) / len(verdicts) if verdicts else 0.0
+
+
+def average_precision(verdicts: Sequence[bool]) -> float:
+    """``llm_precision`` / ``context_precision``: Σ_i P@i·v_i / Σ v_i (0 when no yes).
+
+    P@i is the share of yes among the first i chunks. The denominator is the number of yes
+    verdicts in the judged list (the judge only sees retrieved chunks, so it cannot know how
+    many relevant chunks exist elsewhere).
+    """
+    hits = 0
+    total = 0.0
+    for i, relevant in enumerate(verdicts, 1):
+        if relevant:
+            hits += 1
+            total += hits / i
+    return total / hits if hits else 0.0
+
+
+def _dcg(grades: Sequence[float]) -> float:
+    return sum(g / math.log2(i + 1) for i, g in enumerate(grades, 1))
+
+
+def graded_ndcg(grades: Sequence[float]) -> float:
+    """``llm_ndcg``: DCG of the grades in rank order / DCG of the same grades sorted.
+
+    Gain = grade, discount log2(i + 1); 0 when every grade is 0 (or no chunk).
+    """
+    ideal = _dcg(sorted(grades, reverse=True))
+    return _dcg(grades) / ideal if ideal > 0 else 0.0
+
+
+def mean(values: Sequence[float]) -> float:
+    """``rerank_relevancy``: the mean score (0 with no chunk)."""
+    return sum(values) / len(values) if values else 0.0
+
+
+def recall_of_claims(attributed: Sequence[bool]) -> float:
+    """``context_recall``: attributed claims / claims."""
+    if not attributed:
+        raise ValueError("no claims to compute a recall over")
+    return sum(attributed) / len(attributed)
+
+
+def majority(votes: Sequence[bool]) -> bool:
+    """Majority vote over repeated yes/no samples; a tie counts as "no" (needs a majority)."""
+    return sum(votes) * 2 > len(votes)
+
+
+def spread(values: Sequence[float]) -> float:
+    """How much repeated samples disagree: max − min (yes = 1, no = 0)."""
+    return max(values) - min(values) if values else 0.0

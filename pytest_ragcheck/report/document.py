@@ -1,0 +1,242 @@
+"""Records of a session -> the versioned report document every output renders.
+
+The JSON report is this document as is; the terminal summary, Markdown, GitHub job summary
+and HTML report read the same entries, so they can never disagree on what regressed.
+The schema is published as pydantic models in :mod:`pytest_ragcheck.report.schema`.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from pytest_ragcheck.report.record import json_safe
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "STATUS_ORDER",
+    "TEST_STATUSES",
+    "build_document",
+    "ci_info",
+    "normalise",
+    "run_info",
+    "sort_for_attention",
+]
+
+#: Bumped on any incompatible change of the document (fields removed or changed in meaning).
+SCHEMA_VERSION = 1
+
+#: Test statuses, most urgent first ("regressions first" in every listing).
+TEST_STATUSES: tuple[str, ...] = (
+    "regressed",
+    "below_floor",
+    "above_ceiling",
+    "error",
+    "failed",
+    "improved",
+    "new",
+    "passed",
+)
+STATUS_ORDER = {status: i for i, status in enumerate(TEST_STATUSES)}
+_FAILED_CHECKS = ("regressed", "below_floor", "above_ceiling")
+
+
+def _baseline_cases(baseline: Mapping[str, Any] | None) -> dict[str, dict[str, float]]:
+    """Per-case baseline values, from ``baseline["cases"]`` as a mapping or a list."""
+    if not baseline:
+        return {}
+    cases = baseline.get("cases")
+    out: dict[str, dict[str, float]] = {}
+    if isinstance(cases, Mapping):
+        for case_id, values in cases.items():
+            if isinstance(values, Mapping):
+                inner = values.get("values", values)
+                if isinstance(inner, Mapping):
+                    out[str(case_id)] = {
+                        str(k): v for k, v in inner.items() if isinstance(v, int | float)
+                    }
+    elif isinstance(cases, list):
+        for entry in cases:
+            if isinstance(entry, Mapping) and "id" in entry:
+                values = entry.get("values") or {}
+                if isinstance(values, Mapping):
+                    out[str(entry["id"])] = {
+                        str(k): v for k, v in values.items() if isinstance(v, int | float)
+                    }
+    return out
+
+
+def _metric(check: Mapping[str, Any], kind: str) -> dict[str, Any]:
+    value = check.get("value")
+    baseline = check.get("baseline")
+    delta = check.get("delta")
+    if delta is None and baseline is not None and value is not None:
+        delta = value - baseline
+    ci = check.get("ci")
+    return {
+        "name": check["name"],
+        "kind": kind,
+        "value": value,
+        "higher_is_better": bool(check.get("higher_is_better", True)),
+        "baseline": baseline,
+        "delta": delta,
+        "allowed": check.get("allowed"),
+        "bound": check.get("bound"),
+        "bound_kind": check.get("bound_kind"),
+        "p_value": check.get("p_value"),
+        "ci": list(ci) if ci is not None else None,
+        "status": check.get("status", "pass"),
+        "note": check.get("note") or "",
+    }
+
+
+def _status(metrics: Sequence[Mapping[str, Any]], problems: Sequence[str], outcome: str) -> str:
+    statuses = {m["status"] for m in metrics}
+    for status in _FAILED_CHECKS:
+        if status in statuses:
+            return status
+    if problems:
+        return "error"
+    if outcome == "failed":
+        return "failed"
+    if "improved" in statuses:
+        return "improved"
+    if statuses and statuses <= {"new"}:
+        return "new"
+    return "passed"
+
+
+def normalise(record: Mapping[str, Any], call: int = 0) -> dict[str, Any]:
+    """One record (as :func:`~pytest_ragcheck.report.record.build_record` made it) -> a test entry."""
+    result = record.get("result") or {}
+    verdict = record.get("verdict") or {}
+    kinds: Mapping[str, str] = result.get("kinds") or {}
+    aggregates: Mapping[str, Any] = result.get("metrics") or {}
+    checks = {c["name"]: c for c in verdict.get("checks") or []}
+    metrics = [
+        _metric(checks.get(name, {"name": name, "value": value}), _kind(name, kinds))
+        for name, value in aggregates.items()
+    ]
+    problems = [str(p) for p in verdict.get("problems") or []]
+    outcome = str(record.get("outcome") or ("failed" if verdict.get("failed") else "passed"))
+    baseline = record.get("baseline")
+    by_case = _baseline_cases(baseline)
+    if isinstance(baseline, Mapping) and "cases" in baseline:
+        # Per-case values move into each case entry; no need to carry them twice.
+        baseline = {k: v for k, v in baseline.items() if k != "cases"}
+    cases = []
+    for case in result.get("cases") or []:
+        hits = [{**h, "relevant": bool(h.get("grade"))} for h in case.get("hits") or []]
+        cases.append(
+            {
+                **case,
+                "hits": hits,
+                "baseline_values": by_case.get(str(case["id"])) if by_case else None,
+            }
+        )
+    judge = (result.get("info") or {}).get("judge")
+    entry: dict[str, Any] = json_safe(
+        {
+            "nodeid": record["nodeid"],
+            "call": call,
+            "outcome": outcome,
+            "status": _status(metrics, problems, outcome),
+            "header": record.get("header") or "",
+            "source": result.get("golden_source", ""),
+            "golden_hash": result.get("golden_hash", ""),
+            "k": result.get("k"),
+            "n_cases": result.get("n_cases", len(cases)),
+            "n_errors": result.get("n_errors", 0),
+            "n_skipped": result.get("n_skipped", 0),
+            "config": record.get("settings") or {},
+            "aggregates": dict(aggregates),
+            "metrics": metrics,
+            "baseline": baseline,
+            "problems": problems,
+            "notes": [str(n) for n in verdict.get("notes") or []],
+            "case_changes": list(verdict.get("case_changes") or []),
+            "judge": judge if isinstance(judge, Mapping) else None,
+            "cases": cases,
+        }
+    )
+    return entry
+
+
+def _kind(name: str, kinds: Mapping[str, str]) -> str:
+    kind = kinds.get(name)
+    if kind is None:
+        from pytest_ragcheck.report.record import metric_kind
+
+        kind = metric_kind(name)
+    return kind
+
+
+def sort_for_attention(tests: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Regressions first, then floors, errors, failures, improvements, passes; by node id."""
+    return sorted(tests, key=lambda t: (STATUS_ORDER.get(t["status"], 99), t["nodeid"], t["call"]))
+
+
+def ci_info(environ: Mapping[str, str] | None = None) -> dict[str, Any] | None:
+    """Where the run happened, when a CI service says so (GitHub Actions only for now)."""
+    env = os.environ if environ is None else environ
+    if env.get("GITHUB_ACTIONS") != "true":
+        return None
+    server = env.get("GITHUB_SERVER_URL", "")
+    repo = env.get("GITHUB_REPOSITORY", "")
+    run_id = env.get("GITHUB_RUN_ID", "")
+    return {
+        "provider": "github-actions",
+        "repository": repo or None,
+        "sha": env.get("GITHUB_SHA") or None,
+        "ref": env.get("GITHUB_REF_NAME") or env.get("GITHUB_REF") or None,
+        "run_url": f"{server}/{repo}/actions/runs/{run_id}" if server and repo and run_id else None,
+        "job": env.get("GITHUB_JOB") or None,
+    }
+
+
+def run_info(*, rootdir: str, pytest_version: str) -> dict[str, Any]:
+    from pytest_ragcheck import __version__
+
+    return {
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "generator": f"pytest-ragcheck {__version__}",
+        "pytest_version": pytest_version,
+        "python_version": platform.python_version(),
+        "platform": f"{sys.platform} ({platform.machine()})",
+        "rootdir": rootdir,
+        "ci": ci_info(),
+    }
+
+
+def _summary(tests: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    counts = dict.fromkeys(TEST_STATUSES, 0)
+    for test in tests:
+        counts[test["status"]] = counts.get(test["status"], 0) + 1
+    return {"tests": len(tests), **counts}
+
+
+def build_document(
+    records: Iterable[Mapping[str, Any]], *, run: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The whole report: run metadata, a count per status, one entry per ragcheck call.
+
+    Tests are in node-id order (xdist delivers them in completion order); several
+    ``ragcheck(...)`` calls in one test get ``call`` = 0, 1, ...
+    """
+    seen: dict[str, int] = {}
+    tests = []
+    for record in sorted(records, key=lambda r: str(r["nodeid"])):
+        nodeid = str(record["nodeid"])
+        call = seen.get(nodeid, 0)
+        seen[nodeid] = call + 1
+        tests.append(normalise(record, call))
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "run": dict(run),
+        "summary": _summary(tests),
+        "tests": tests,
+    }

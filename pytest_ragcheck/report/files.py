@@ -1,0 +1,114 @@
+"""Writing reports: ``--ragcheck-report`` files and the GitHub Actions job summary.
+
+Writing a report never changes a test outcome or pytest's exit status: a failure becomes a
+message that the terminal summary prints in red at the end of the run. An unknown extension,
+on the other hand, is a usage error before any test runs (see :func:`report_paths`).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "FORMATS",
+    "ReportPathError",
+    "append_github_summary",
+    "parse_report_paths",
+    "render",
+    "write_file",
+]
+
+#: Report formats by file extension.
+FORMATS: tuple[str, ...] = (".json", ".md", ".html")
+#: Bytes kept free in the job summary (GitHub counts the whole file against its limit).
+_SAFETY = 4096
+
+
+class ReportPathError(ValueError):
+    """A ``--ragcheck-report`` value that names no known format."""
+
+
+def parse_report_paths(raw: str, *, base: Path) -> list[Path]:
+    """Comma-separated report paths, resolved against ``base``; checks the extensions."""
+    paths: list[Path] = []
+    for part in str(raw).split(","):
+        text = part.strip()
+        if not text:
+            continue
+        path = Path(os.path.expanduser(text))
+        suffix = path.suffix.lower()
+        if suffix not in FORMATS:
+            shown = f"'{suffix}'" if suffix else "no extension"
+            raise ReportPathError(
+                f"--ragcheck-report={text}: unknown report format ({shown}); "
+                f"use a path ending in {', '.join(FORMATS[:-1])} or {FORMATS[-1]} "
+                "(several paths may be separated by commas)"
+            )
+        paths.append(path if path.is_absolute() else base / path)
+    return paths
+
+
+def render(path: Path, document: Mapping[str, Any]) -> str:
+    """The file content for ``path``'s format."""
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        import json
+
+        return json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    if suffix == ".md":
+        from pytest_ragcheck.report.markdown import render_markdown
+
+        return render_markdown(document)
+    from pytest_ragcheck.report.html import render_html
+
+    return render_html(document)
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write ``text`` atomically (a reader never sees half a report); creates the folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        # open() rather than mkstemp: the file gets the usual permissions (umask), not 0600.
+        with open(tmp, "x", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def append_github_summary(
+    path: Path,
+    document: Mapping[str, Any],
+    *,
+    limit: int | None = None,
+    renderer: Callable[..., str] | None = None,
+) -> int:
+    """Append the ragcheck section to the job summary file; returns the bytes written.
+
+    Never overwrites: whatever earlier steps or plugins wrote stays, and the section is cut
+    so that the whole file stays under GitHub's limit.
+    """
+    from pytest_ragcheck.report.markdown import GITHUB_SUMMARY_LIMIT, render_github_summary
+
+    render_fn = renderer or render_github_summary
+    cap = GITHUB_SUMMARY_LIMIT if limit is None else limit
+    with open(path, "a+b") as handle:
+        handle.seek(0, os.SEEK_END)
+        existing = handle.tell()
+        lead = b"\n" if existing else b""
+        budget = cap - existing - len(lead) - (_SAFETY if limit is None else 0)
+        text = render_fn(document, budget=budget) if budget > 0 else ""
+        if not text:
+            raise OSError(
+                f"the job summary already holds {existing} bytes, no room left under "
+                f"GitHub's {cap // 1024} KiB limit"
+            )
+        data = lead + text.encode("utf-8")
+        handle.write(data)
+    return len(data)

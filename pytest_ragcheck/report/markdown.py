@@ -1,0 +1,311 @@
+"""Markdown: the ``.md`` report and the GitHub Actions job summary.
+
+Both lead with one table of every test, regressions first, so the reason a pull request is
+red is the first thing on the page; details per test follow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import accumulate
+from typing import Any
+
+from pytest_ragcheck.report.document import TEST_STATUSES, sort_for_attention
+from pytest_ragcheck.report.terminal import (
+    METRIC_WORDS,
+    UPDATE_HINT,
+    format_delta,
+    format_number,
+)
+
+__all__ = ["GITHUB_SUMMARY_LIMIT", "render_github_summary", "render_markdown"]
+
+#: GitHub rejects a job summary larger than 1 MiB per step.
+GITHUB_SUMMARY_LIMIT = 1024 * 1024
+#: Cases listed per test in the Markdown outputs.
+WORST_CASES = 5
+
+_ICONS = {
+    "regressed": "❌",
+    "below_floor": "❌",
+    "above_ceiling": "❌",
+    "error": "❌",
+    "failed": "❌",
+    "improved": "📈",
+    "new": "🆕",
+    "passed": "✅",
+}
+_TEST_WORDS = {
+    "regressed": "regressed",
+    "below_floor": "below floor",
+    "above_ceiling": "above ceiling",
+    "error": "error",
+    "failed": "failed",
+    "improved": "improved",
+    "new": "new",
+    "passed": "passed",
+}
+
+
+def cell(text: object) -> str:
+    """Text safe inside a Markdown table cell (one line, pipes escaped)."""
+    flat = " ".join(str(text).split())
+    return flat.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+
+
+def code(text: str) -> str:
+    """Inline code that survives backticks in ``text``."""
+    fence = "``" if "`" in text else "`"
+    pad = " " if "`" in text else ""
+    return f"{fence}{pad}{cell(text)}{pad}{fence}"
+
+
+def _name(test: Mapping[str, Any]) -> str:
+    return str(test["nodeid"]) + (f" [call {test['call'] + 1}]" if test.get("call") else "")
+
+
+def _status(test: Mapping[str, Any]) -> str:
+    return f"{_ICONS.get(test['status'], '')} {_TEST_WORDS.get(test['status'], test['status'])}"
+
+
+def _metric_change(m: Mapping[str, Any]) -> str:
+    name = m["name"]
+    value = format_number(name, m.get("value"))
+    if m["status"] in ("regressed", "improved"):
+        parts = [format_delta(name, m.get("delta"))]
+        if m.get("allowed") is not None:
+            parts.append(f"allowed {format_number(name, m['allowed'])}")
+        if m.get("p_value") is not None:
+            parts.append(f"p={m['p_value']:.3g}")
+        return (
+            f"**{name}** {format_number(name, m.get('baseline'))} → **{value}** "
+            f"({', '.join(parts)})"
+        )
+    if m["status"] in ("below_floor", "above_ceiling"):
+        op = "<" if m["status"] == "below_floor" else ">"
+        return f"**{name} {value}** {op} {format_number(name, m.get('bound'))}"
+    return f"{name} {value}"
+
+
+def changes(test: Mapping[str, Any]) -> str:
+    """What a reader needs from one test in one cell: the failing metrics, else all values."""
+    metrics: Sequence[Mapping[str, Any]] = test["metrics"]
+    notable = [m for m in metrics if m["status"] not in ("pass", "new")]
+    shown = notable or [m for m in metrics if m["kind"] != "latency"]
+    text = " · ".join(_metric_change(m) for m in shown)
+    if test.get("problems"):
+        first = test["problems"][0].strip().splitlines()[0] if test["problems"][0].strip() else ""
+        text = (text + " · " if text else "") + f"**{first}**"
+    return cell(text) if text else "-"
+
+
+def overview(tests: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One row per test, regressions first."""
+    rows = ["| Status | Test | Golden set | Metrics |", "|---|---|---|---|"]
+    for test in sort_for_attention(tests):
+        source = test.get("header") or test.get("source") or ""
+        rows.append(f"| {_status(test)} | {code(_name(test))} | {cell(source)} | {changes(test)} |")
+    return rows
+
+
+def counts_text(tests: Sequence[Mapping[str, Any]]) -> str:
+    counts = {s: sum(1 for t in tests if t["status"] == s) for s in TEST_STATUSES}
+    parts = [f"{n} {_TEST_WORDS[s]}" for s, n in counts.items() if n]
+    noun = "test" if len(tests) == 1 else "tests"
+    return f"{len(tests)} {noun}: " + ", ".join(parts) if tests else "no ragcheck test ran"
+
+
+def metric_table(test: Mapping[str, Any]) -> list[str]:
+    """Every metric of a test; baseline columns unless baselines are off, thresholds if set."""
+    metrics: Sequence[Mapping[str, Any]] = test["metrics"]
+    with_baseline = bool((test.get("config") or {}).get("baseline", True)) or any(
+        m.get("baseline") is not None for m in metrics
+    )
+    with_bound = any(m.get("bound") is not None for m in metrics)
+    head = ["metric", "value"]
+    align = ["---", "--:"]
+    if with_baseline:
+        head += ["baseline", "Δ", "allowed"]
+        align += ["--:", "--:", "--:"]
+    if with_bound:
+        head.append("threshold")
+        align.append("--:")
+    head.append("status")
+    align.append("---")
+    rows = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
+    for m in metrics:
+        name = m["name"]
+        cells = [cell(name), format_number(name, m.get("value"))]
+        if with_baseline:
+            has = m.get("baseline") is not None
+            cells += [
+                format_number(name, m.get("baseline")),
+                format_delta(name, m.get("delta")),
+                format_number(name, m.get("allowed")) if has else "-",
+            ]
+        if with_bound:
+            bound = "-"
+            if m.get("bound") is not None:
+                op = "≥" if m.get("bound_kind") == "min" else "≤"
+                bound = f"{op} {format_number(name, m['bound'])}"
+            cells.append(bound)
+        status = METRIC_WORDS.get(m["status"], m["status"])
+        if m["status"] not in ("pass", "new"):
+            status = f"**{status}**"
+        if m.get("p_value") is not None:
+            status += f" (p={m['p_value']:.3g})"
+        if m.get("note"):
+            status += f" ({cell(m['note'])})"
+        cells.append(status)
+        rows.append("| " + " | ".join(cells) + " |")
+    return rows
+
+
+def _short(text: str, width: int = 80) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def case_lines(test: Mapping[str, Any]) -> list[str]:
+    """The cases that got worse most against the baseline, else the lowest-scoring ones."""
+    case_changes = test.get("case_changes") or []
+    if case_changes:
+        metric = case_changes[0]["metric"]
+        rows = [
+            f"Cases that got worse most ({cell(metric)}):",
+            "",
+            "| case | query | before | after |",
+            "|---|---|--:|--:|",
+        ]
+        for change in case_changes[:WORST_CASES]:
+            rows.append(
+                f"| {code(str(change['id']))} | {cell(_short(change['query']))} | "
+                f"{format_number(metric, change.get('before'))} | "
+                f"{format_number(metric, change.get('after'))} |"
+            )
+        return rows
+    failing = [m for m in test["metrics"] if m["status"] == "below_floor"]
+    if not failing:
+        return []
+    metric = failing[0]["name"]
+    scored = [c for c in test.get("cases") or [] if (c.get("values") or {}).get(metric) is not None]
+    scored.sort(key=lambda c: (c["values"][metric], str(c["id"])))
+    if not scored:
+        return []
+    rows = [
+        f"Lowest-scoring cases ({cell(metric)}):",
+        "",
+        "| case | query | value |",
+        "|---|---|--:|",
+    ]
+    for case in scored[:WORST_CASES]:
+        rows.append(
+            f"| {code(str(case['id']))} | {cell(_short(case['query']))} | "
+            f"{format_number(metric, case['values'][metric])} |"
+        )
+    return rows
+
+
+def _details_body(test: Mapping[str, Any]) -> list[str]:
+    lines = [*metric_table(test)]
+    cases = case_lines(test)
+    if cases:
+        lines += ["", *cases]
+    for problem in test.get("problems") or []:
+        lines += ["", "```", problem.replace("```", "'''"), "```"]
+    for note in test.get("notes") or []:
+        lines += ["", f"> {cell(note)}"]
+    return lines
+
+
+def _improvement_hint(tests: Sequence[Mapping[str, Any]]) -> list[str]:
+    if any(m["status"] == "improved" for t in tests for m in t["metrics"]):
+        return ["", f"📈 Some metrics improved beyond tolerance: {UPDATE_HINT}."]
+    return []
+
+
+def render_markdown(document: Mapping[str, Any]) -> str:
+    """The ``.md`` report: overview table, then a section per test."""
+    tests: Sequence[Mapping[str, Any]] = document["tests"]
+    run = document.get("run") or {}
+    lines = [
+        "# ragcheck report",
+        "",
+        f"{counts_text(tests)} · {cell(run.get('generator', ''))} · {cell(run.get('created_at', ''))}",
+    ]
+    if tests:
+        lines += ["", *overview(tests), *_improvement_hint(tests)]
+    for test in sort_for_attention(tests):
+        lines += [
+            "",
+            f"## {_ICONS.get(test['status'], '')} {code(_name(test))}: "
+            f"{_TEST_WORDS.get(test['status'], test['status'])}",
+            "",
+            cell(test.get("header") or test.get("source") or ""),
+            "",
+            *_details_body(test),
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _details(test: Mapping[str, Any]) -> str:
+    failing = test["status"] in ("regressed", "below_floor", "above_ceiling", "error", "failed")
+    summary = f"{_status(test)}: {cell(_name(test))}"
+    body = "\n".join(_details_body(test))
+    return (
+        f"<details{' open' if failing else ''}><summary>{summary}</summary>\n\n{body}\n\n"
+        "</details>\n"
+    )
+
+
+def render_github_summary(document: Mapping[str, Any], *, budget: int) -> str:
+    """The job-summary section, at most ``budget`` UTF-8 bytes ("" when nothing fits).
+
+    Past the budget the per-test details go first (passing tests before failing ones), then
+    overview rows from the bottom; a note says what was left out.
+    """
+    tests = sort_for_attention(document["tests"])
+    head = [f"### ragcheck: {counts_text(tests)}", ""]
+    rows = overview(tests)
+    hint = _improvement_hint(tests)
+    details = [_details(t) for t in tests]
+    n = len(tests)
+
+    def size(text: str) -> int:
+        return len(text.encode("utf-8"))
+
+    # Prefix sums of sizes (each row or block plus its newline), so trimming stays linear.
+    row_sizes = [0, *accumulate(size(r) + 1 for r in rows)]
+    detail_sizes = [0, *accumulate(size(d) + 1 for d in details)]
+    fixed = sum(size(p) + 1 for p in (*head, *hint)) + 2
+
+    def note_parts(note: str) -> list[str]:
+        return ["", f"> {note}"] if note else []
+
+    def measure(n_rows: int, n_details: int, note: str) -> int:
+        return (
+            fixed
+            + row_sizes[2 + n_rows]
+            + sum(size(p) + 1 for p in note_parts(note))
+            + detail_sizes[n_details]
+        )
+
+    def compose(n_rows: int, n_details: int, note: str) -> str:
+        parts = [*head, *rows[: 2 + n_rows], *note_parts(note), *hint]
+        return "\n".join(parts) + "\n\n" + "\n".join(details[:n_details])
+
+    if measure(n, n, "") <= budget:
+        return compose(n, n, "")
+    cut = (
+        "Output cut to stay under GitHub's 1 MiB job summary limit: {what}. "
+        "The full results are in the --ragcheck-report file."
+    )
+    for kept in range(n - 1, -1, -1):
+        note = cut.format(what=f"details of {n - kept} of {n} tests left out")
+        if measure(n, kept, note) <= budget:
+            return compose(n, kept, note)
+    for kept in range(n - 1, -1, -1):
+        note = cut.format(what=f"{n - kept} of {n} tests not listed")
+        if measure(kept, 0, note) <= budget:
+            return compose(kept, 0, note)
+    return ""

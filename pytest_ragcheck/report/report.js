@@ -1,0 +1,507 @@
+(function () {
+  "use strict";
+
+  var data = JSON.parse(document.getElementById("ragcheck-data").textContent);
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var ORDER = ["regressed", "below_floor", "above_ceiling", "error", "failed", "improved", "new", "passed"];
+  var WORDS = {
+    regressed: "regressed", below_floor: "below floor", above_ceiling: "above ceiling",
+    error: "error", failed: "failed", improved: "improved", "new": "new", passed: "passed",
+    pass: "pass"
+  };
+  var FAILING = { regressed: 1, below_floor: 1, above_ceiling: 1, error: 1, failed: 1 };
+
+  // ---- small DOM helpers: data is always inserted as text, never as HTML -------------------
+  function el(tag, attrs) {
+    var node = document.createElement(tag);
+    setAttrs(node, attrs);
+    for (var i = 2; i < arguments.length; i++) append(node, arguments[i]);
+    return node;
+  }
+  function sv(tag, attrs) {
+    var node = document.createElementNS(SVGNS, tag);
+    setAttrs(node, attrs);
+    for (var i = 2; i < arguments.length; i++) append(node, arguments[i]);
+    return node;
+  }
+  function setAttrs(node, attrs) {
+    if (!attrs) return;
+    Object.keys(attrs).forEach(function (key) {
+      var value = attrs[key];
+      if (value === null || value === undefined || value === false) return;
+      if (key === "text") node.textContent = String(value);
+      else if (key.slice(0, 2) === "on") node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : String(value));
+    });
+  }
+  function append(node, child) {
+    if (child === null || child === undefined || child === false) return;
+    if (Array.isArray(child)) { child.forEach(function (c) { append(node, c); }); return; }
+    node.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
+  }
+
+  // ---- formatting (same rules as the terminal summary) ----------------------------------
+  function isLatency(name) { return name.indexOf("latency_") === 0; }
+  function fmt(name, v) {
+    if (v === null || v === undefined) return "–";
+    return (isLatency(name) || Math.abs(v) >= 100) ? v.toFixed(1) : v.toFixed(3);
+  }
+  function fmtDelta(name, d) {
+    if (d === null || d === undefined) return "–";
+    var text = (d >= 0 ? "+" : "−") + Math.abs(d).toFixed(isLatency(name) ? 1 : 3);
+    return text;
+  }
+  function badge(status) {
+    return el("span", { "class": "badge s-" + status, text: WORDS[status] || status });
+  }
+  function rank(status) { var i = ORDER.indexOf(status); return i < 0 ? 99 : i; }
+  function testName(t) { return t.nodeid + (t.call ? " [call " + (t.call + 1) + "]" : ""); }
+  function qualityMetrics(t) { return t.metrics.filter(function (m) { return m.kind !== "latency"; }); }
+  function better(m, d) { return m.higher_is_better ? d > 0 : d < 0; }
+
+  var tests = data.tests.map(function (t, i) { t._index = i; return t; });
+  var attention = tests.slice().sort(function (a, b) {
+    return rank(a.status) - rank(b.status) || (a.nodeid < b.nodeid ? -1 : a.nodeid > b.nodeid ? 1 : 0) || a.call - b.call;
+  });
+
+  // ---- page head --------------------------------------------------------------------------
+  function header() {
+    var run = data.run || {};
+    var counts = {};
+    tests.forEach(function (t) { counts[t.status] = (counts[t.status] || 0) + 1; });
+    var chips = [el("span", { "class": "chip", text: tests.length + (tests.length === 1 ? " test" : " tests") })];
+    ORDER.forEach(function (s) {
+      if (counts[s]) chips.push(el("span", { "class": "chip s-" + s, "data-status": s, text: counts[s] + " " + WORDS[s] }));
+    });
+    var meta = [run.generator, run.created_at ? "written " + run.created_at.replace("T", " ") : null,
+      run.pytest_version ? "pytest " + run.pytest_version : null,
+      run.python_version ? "Python " + run.python_version : null, run.rootdir].filter(Boolean).join(" · ");
+    var ci = run.ci;
+    var parts = [el("h1", { text: "ragcheck report" }), el("div", { "class": "meta", text: meta })];
+    if (ci) {
+      parts.push(el("div", { "class": "meta" }, "GitHub Actions: ", ci.repository || "", ci.sha ? " @ " + ci.sha.slice(0, 10) : "",
+        ci.ref ? " (" + ci.ref + ")" : "", " ", ci.run_url ? el("a", { href: ci.run_url, text: "run" }) : null));
+    }
+    parts.push(el("div", { "class": "chips", id: "summary-chips" }, chips));
+    return parts;
+  }
+
+  function overview() {
+    if (!tests.length) return el("p", { "class": "empty", text: "No ragcheck test ran." });
+    var rows = attention.map(function (t) {
+      var notable = t.metrics.filter(function (m) { return m.status !== "pass" && m.status !== "new"; });
+      var shown = notable.length ? notable : qualityMetrics(t);
+      var text = shown.map(function (m) {
+        var s = m.name + " " + fmt(m.name, m.value);
+        if ((m.status === "regressed" || m.status === "improved") && m.delta !== null) s += " (" + fmtDelta(m.name, m.delta) + ")";
+        if (m.status === "below_floor" || m.status === "above_ceiling") s += " (" + WORDS[m.status] + " " + fmt(m.name, m.bound) + ")";
+        return s;
+      }).join(" · ");
+      return el("tr", { "class": "clickable", onclick: function () { location.hash = "test=" + t._index; } },
+        el("td", null, badge(t.status)),
+        el("td", null, el("a", { href: "#test=" + t._index, "class": "mono", text: testName(t) })),
+        el("td", { text: t.header || t.source }),
+        el("td", { text: text }));
+    });
+    return el("table", { id: "overview" },
+      el("thead", null, el("tr", null, el("th", { text: "Status" }), el("th", { text: "Test" }), el("th", { text: "Golden set" }), el("th", { text: "Metrics" }))),
+      el("tbody", null, rows));
+  }
+
+  // ---- per-test metric chart: baseline vs current bars, threshold marks ------------------
+  function metricChart(t) {
+    var metrics = qualityMetrics(t);
+    if (!metrics.length) return el("p", { "class": "empty", text: "No quality metric in this run." });
+    var W = 520, labelW = 150, valueW = 58, rowH = 34, top = 6;
+    var plotW = W - labelW - valueW;
+    var maxV = 1;
+    metrics.forEach(function (m) {
+      [m.value, m.baseline, m.bound].forEach(function (v) { if (v !== null && v > maxV) maxV = v; });
+    });
+    var H = top + metrics.length * rowH + 16;
+    var x = function (v) { return labelW + Math.max(0, v) / maxV * plotW; };
+    var chart = sv("svg", { viewBox: "0 0 " + W + " " + H, "class": "metric-chart", role: "img",
+      "aria-label": "baseline and current value per metric", "data-scale": maxV, "data-plot-width": plotW });
+    for (var g = 0; g <= 4; g++) {
+      var gx = labelW + plotW * g / 4;
+      chart.appendChild(sv("line", { "class": "axis", x1: gx, x2: gx, y1: top - 2, y2: H - 14 }));
+      chart.appendChild(sv("text", { x: gx, y: H - 2, "text-anchor": "middle", "class": "value-label", text: (maxV * g / 4).toFixed(2) }));
+    }
+    metrics.forEach(function (m, i) {
+      var y = top + i * rowH;
+      var row = sv("g", { "class": "metric-row", "data-metric": m.name });
+      row.appendChild(sv("text", { x: labelW - 8, y: y + 19, "text-anchor": "end", "class": "label", text: m.name }));
+      if (m.baseline !== null) {
+        row.appendChild(sv("rect", { "class": "bar bar-baseline", x: labelW, y: y + 3, height: 8, rx: 2,
+          width: (x(m.baseline) - labelW).toFixed(2), "data-metric": m.name, "data-value": m.baseline },
+          sv("title", { text: m.name + " baseline " + fmt(m.name, m.baseline) })));
+      }
+      row.appendChild(sv("rect", { "class": "bar bar-current status-" + m.status, x: labelW, y: y + 13, height: 15, rx: 2,
+        width: (x(m.value || 0) - labelW).toFixed(2), "data-metric": m.name, "data-value": m.value },
+        sv("title", { text: m.name + " " + fmt(m.name, m.value) + (m.baseline !== null ? " (baseline " + fmt(m.name, m.baseline) + ", Δ " + fmtDelta(m.name, m.delta) + ")" : "") })));
+      if (m.baseline !== null && m.allowed !== null) {
+        var limit = m.higher_is_better ? m.baseline - m.allowed : m.baseline + m.allowed;
+        row.appendChild(sv("line", { "class": "tolerance-mark", x1: x(limit), x2: x(limit), y1: y + 1, y2: y + 12,
+          "data-metric": m.name, "data-limit": limit }, sv("title", { text: "fails beyond " + fmt(m.name, limit) + " (baseline " + fmtDelta(m.name, m.higher_is_better ? -m.allowed : m.allowed) + ")" })));
+      }
+      if (m.bound !== null) {
+        row.appendChild(sv("line", { "class": "floor-mark", x1: x(m.bound), x2: x(m.bound), y1: y + 1, y2: y + 31,
+          "data-metric": m.name, "data-bound": m.bound }, sv("title", { text: (m.bound_kind === "min" ? "floor " : "ceiling ") + fmt(m.name, m.bound) })));
+      }
+      var label = fmt(m.name, m.value);
+      if (m.delta !== null && m.delta !== undefined) label += " " + fmtDelta(m.name, m.delta);
+      row.appendChild(sv("text", { x: W - valueW + 6, y: y + 25, "class": "value-label " + (m.delta < 0 ? "neg" : ""), text: label }));
+      chart.appendChild(row);
+    });
+    var legend = el("div", { "class": "legend" },
+      el("span", null, el("i", { style: "background:var(--good)" }), "current (pass)"),
+      el("span", null, el("i", { style: "background:var(--bad)" }), "current (failing)"),
+      el("span", null, el("i", { style: "background:var(--up)" }), "improved"),
+      el("span", null, el("i", { style: "background:var(--base)" }), "baseline"),
+      el("span", null, el("i", { style: "background:none;border-left:2px dashed var(--ink);border-radius:0" }), "threshold"),
+      el("span", null, el("i", { style: "background:none;border-left:2px solid var(--bad);border-radius:0" }), "tolerance"));
+    return el("div", null, chart, legend);
+  }
+
+  function metricTable(t) {
+    var hasBaseline = t.metrics.some(function (m) { return m.baseline !== null; });
+    var hasBound = t.metrics.some(function (m) { return m.bound !== null; });
+    var head = [el("th", { text: "metric" }), el("th", { "class": "num", text: "value" })];
+    if (hasBaseline) head.push(el("th", { "class": "num", text: "baseline" }), el("th", { "class": "num", text: "Δ" }), el("th", { "class": "num", text: "allowed" }));
+    if (hasBound) head.push(el("th", { "class": "num", text: "threshold" }));
+    head.push(el("th", { text: "status" }));
+    var rows = t.metrics.map(function (m) {
+      var cells = [el("td", { "class": "mono", text: m.name }), el("td", { "class": "num", text: fmt(m.name, m.value) })];
+      if (hasBaseline) {
+        var cls = "num";
+        if (m.delta !== null && m.delta !== 0) cls += better(m, m.delta) ? " better" : (m.status === "regressed" ? " worse" : "");
+        cells.push(el("td", { "class": "num", text: fmt(m.name, m.baseline) }), el("td", { "class": cls, text: fmtDelta(m.name, m.delta) }),
+          el("td", { "class": "num", text: m.baseline !== null ? fmt(m.name, m.allowed) : "–" }));
+      }
+      if (hasBound) cells.push(el("td", { "class": "num", text: m.bound === null ? "–" : (m.bound_kind === "min" ? "≥ " : "≤ ") + fmt(m.name, m.bound) }));
+      var status = [badge(m.status)];
+      if (m.p_value !== null) status.push(" p=" + Number(m.p_value.toPrecision(3)));
+      if (m.note) status.push(el("div", { "class": "meta", text: m.note }));
+      cells.push(el("td", null, status));
+      return el("tr", { "data-metric": m.name, "data-status": m.status }, cells);
+    });
+    return el("table", { "class": "metrics" }, el("thead", null, el("tr", null, head)), el("tbody", null, rows));
+  }
+
+  // ---- per-case distribution and the cases that moved most ------------------------------
+  function caseValue(c, name) { var v = (c.values || {})[name]; return v === undefined ? null : v; }
+  function caseBaseline(c, name) { var b = c.baseline_values; return b && b[name] !== undefined ? b[name] : null; }
+
+  function histogram(t, name) {
+    var bins = 10, counts = [], base = [];
+    for (var i = 0; i < bins; i++) { counts.push(0); base.push(0); }
+    var maxV = 1, withBase = false;
+    t.cases.forEach(function (c) {
+      var v = caseValue(c, name); if (v !== null && v > maxV) maxV = v;
+      var b = caseBaseline(c, name); if (b !== null && b > maxV) maxV = b;
+    });
+    function bin(v) { return Math.min(bins - 1, Math.max(0, Math.floor(v / maxV * bins))); }
+    t.cases.forEach(function (c) {
+      var v = caseValue(c, name); if (v !== null) counts[bin(v)]++;
+      var b = caseBaseline(c, name); if (b !== null) { base[bin(b)]++; withBase = true; }
+    });
+    var top = Math.max.apply(null, counts.concat(base).concat([1]));
+    var W = 520, H = 170, left = 34, bottom = 22, plotW = W - left - 6, plotH = H - bottom - 10;
+    var bw = plotW / bins;
+    var chart = sv("svg", { viewBox: "0 0 " + W + " " + H, "class": "hist", "data-metric": name, role: "img",
+      "aria-label": "number of cases per value of " + name });
+    for (var g = 0; g <= 2; g++) {
+      var gy = 10 + plotH - plotH * g / 2;
+      chart.appendChild(sv("line", { "class": "axis", x1: left, x2: W - 6, y1: gy, y2: gy }));
+      chart.appendChild(sv("text", { x: left - 6, y: gy + 4, "text-anchor": "end", "class": "value-label", text: Math.round(top * g / 2) }));
+    }
+    for (var k = 0; k < bins; k++) {
+      var lo = maxV * k / bins, hi = maxV * (k + 1) / bins;
+      var h = counts[k] / top * plotH;
+      chart.appendChild(sv("rect", { "class": "hist-bar hist-current", x: (left + k * bw + 3).toFixed(2), width: (bw - 6).toFixed(2),
+        y: (10 + plotH - h).toFixed(2), height: h.toFixed(2), "data-bin": k, "data-count": counts[k] },
+        sv("title", { text: counts[k] + " case(s) with " + name + " in [" + lo.toFixed(2) + ", " + hi.toFixed(2) + (k === bins - 1 ? "]" : ")") })));
+      if (withBase) {
+        var hb = base[k] / top * plotH;
+        chart.appendChild(sv("rect", { "class": "hist-bar hist-baseline", x: (left + k * bw + 1).toFixed(2), width: (bw - 2).toFixed(2),
+          y: (10 + plotH - hb).toFixed(2), height: hb.toFixed(2), "data-bin": k, "data-count": base[k] },
+          sv("title", { text: "baseline: " + base[k] + " case(s)" })));
+      }
+      if (k % 2 === 0) chart.appendChild(sv("text", { x: left + k * bw, y: H - 6, "text-anchor": "middle", "class": "value-label", text: lo.toFixed(1) }));
+    }
+    chart.appendChild(sv("text", { x: left + bins * bw, y: H - 6, "text-anchor": "middle", "class": "value-label", text: maxV.toFixed(1) }));
+    var legend = el("div", { "class": "legend" }, el("span", null, el("i", { style: "background:var(--current)" }), "cases now"),
+      withBase ? el("span", null, el("i", { style: "background:none;border:1.5px dashed var(--base)" }), "cases in the baseline") : null);
+    return el("div", null, chart, legend);
+  }
+
+  function movers(t, name) {
+    var metric = t.metrics.filter(function (m) { return m.name === name; })[0] || { higher_is_better: true };
+    var sign = metric.higher_is_better ? 1 : -1;
+    var rows = [], title;
+    var withBase = t.cases.some(function (c) { return caseBaseline(c, name) !== null; });
+    var changes = (t.case_changes || []).filter(function (c) { return c.metric === name; });
+    if (withBase) {
+      title = "Most regressed cases (" + name + ")";
+      t.cases.forEach(function (c) {
+        var v = caseValue(c, name), b = caseBaseline(c, name);
+        if (v !== null && b !== null && (v - b) * sign < 0) rows.push({ c: c, before: b, after: v, delta: v - b });
+      });
+      rows.sort(function (a, b) { return (a.delta - b.delta) * sign || (a.c.id < b.c.id ? -1 : 1); });
+    } else if (changes.length) {
+      title = "Most regressed cases (" + name + ")";
+      var byId = {};
+      t.cases.forEach(function (c) { byId[c.id] = c; });
+      changes.forEach(function (ch) {
+        rows.push({ c: byId[ch.id] || { id: ch.id, query: ch.query }, before: ch.before, after: ch.after, delta: ch.after - ch.before });
+      });
+    } else {
+      title = "Lowest-scoring cases (" + name + ")";
+      t.cases.forEach(function (c) {
+        var v = caseValue(c, name);
+        if (v !== null) rows.push({ c: c, before: null, after: v, delta: null });
+      });
+      rows.sort(function (a, b) { return (a.after - b.after) * sign || (a.c.id < b.c.id ? -1 : 1); });
+    }
+    rows = rows.slice(0, 10);
+    var maxD = Math.max.apply(null, rows.map(function (r) { return Math.abs(r.delta || 0); }).concat([1e-9]));
+    var body = rows.map(function (r) {
+      var deltaCell = el("td", { "class": "num" });
+      if (r.delta !== null) {
+        var w = Math.abs(r.delta) / maxD * 60;
+        deltaCell.appendChild(el("span", { text: fmtDelta(name, r.delta) + " " }));
+        var s = sv("svg", { width: 62, height: 10, style: "display:inline-block;width:62px;vertical-align:middle" },
+          sv("rect", { "class": "delta-bar " + ((r.delta * sign) < 0 ? "neg" : "pos"), x: 62 - w, y: 1, width: w.toFixed(2), height: 8, rx: 1 }));
+        deltaCell.appendChild(s);
+      }
+      var cells = [el("td", { "class": "mono", text: r.c.id }), el("td", { text: r.c.query || "" })];
+      if (r.delta !== null) cells.push(el("td", { "class": "num", text: fmt(name, r.before) }));
+      cells.push(el("td", { "class": "num", text: fmt(name, r.after) }));
+      if (r.delta !== null) cells.push(deltaCell);
+      return el("tr", { "class": "clickable mover", "data-case": r.c.id, onclick: function () { openCase(t, r.c.id, true); } }, cells);
+    });
+    var compared = rows.some(function (r) { return r.delta !== null; });
+    var headCells = [el("th", { text: "case" }), el("th", { text: "query" })];
+    if (compared) headCells.push(el("th", { "class": "num", text: "before" }));
+    headCells.push(el("th", { "class": "num", text: compared ? "now" : "value" }));
+    if (compared) headCells.push(el("th", { "class": "num", text: "Δ" }));
+    var table = rows.length
+      ? el("table", { "class": "movers" }, el("thead", null, el("tr", null, headCells)), el("tbody", null, body))
+      : el("p", { "class": "empty", text: "No case got worse." });
+    return el("div", null, el("h3", { text: title }), table);
+  }
+
+  function defaultMetric(t) {
+    var q = qualityMetrics(t);
+    var bad = q.filter(function (m) { return FAILING[m.status]; });
+    if (bad.length) return bad[0].name;
+    if (t.case_changes && t.case_changes.length) return t.case_changes[0].metric;
+    return q.length ? q[0].name : null;
+  }
+
+  function casesTable(t) {
+    var names = qualityMetrics(t).map(function (m) { return m.name; });
+    var filter = el("input", { type: "search", placeholder: "filter by id or query", "aria-label": "filter cases" });
+    var rows = t.cases.map(function (c) {
+      var cells = [el("td", { "class": "mono", text: c.id }), el("td", { text: c.query })];
+      names.forEach(function (n) { cells.push(el("td", { "class": "num", text: fmt(n, caseValue(c, n)) })); });
+      cells.push(el("td", { "class": "num", text: c.latency_ms === null ? "–" : c.latency_ms.toFixed(1) }));
+      cells.push(el("td", null, c.status === "ok" ? "" : el("span", { "class": "badge " + (c.status === "error" ? "s-error" : "s-new"), text: c.status })));
+      return el("tr", { "class": "clickable case-row", "data-case": c.id, "data-search": (c.id + " " + c.query).toLowerCase(),
+        onclick: function () { openCase(t, c.id, true); } }, cells);
+    });
+    filter.addEventListener("input", function () {
+      var q = filter.value.toLowerCase();
+      rows.forEach(function (r) { r.style.display = r.getAttribute("data-search").indexOf(q) >= 0 ? "" : "none"; });
+    });
+    var head = [el("th", { text: "case" }), el("th", { text: "query" })];
+    names.forEach(function (n) { head.push(el("th", { "class": "num mono", text: n })); });
+    head.push(el("th", { "class": "num", text: "ms" }), el("th", { text: "" }));
+    return el("details", { "class": "all-cases" }, el("summary", { text: "All " + t.cases.length + " cases" }),
+      el("div", { "class": "toolbar" }, filter),
+      el("div", { "class": "scroll" }, el("table", null, el("thead", null, el("tr", null, head)), el("tbody", null, rows))));
+  }
+
+  // ---- drill-down: one case's hits, relevance and judge reasons --------------------------
+  function judgeFor(c, rankNo) {
+    var out = [];
+    Object.keys(c.judge || {}).forEach(function (metric) {
+      (c.judge[metric] || []).forEach(function (item, i) {
+        if (item && item.claim !== undefined) return;
+        var r = item && item.rank !== undefined ? item.rank : (item && item.index !== undefined ? item.index + 1 : i + 1);
+        if (r === rankNo) out.push({ metric: metric, item: item });
+      });
+    });
+    return out;
+  }
+  function verdictText(item) {
+    if (item.verdict !== undefined) return String(item.verdict);
+    if (item.grade !== undefined) return "grade " + item.grade;
+    if (item.score !== undefined && item.score !== null) return "score " + Number(item.score).toFixed(2);
+    if (item.error) return "error";
+    return "";
+  }
+  function claims(c) {
+    var out = [];
+    Object.keys(c.judge || {}).forEach(function (metric) {
+      (c.judge[metric] || []).forEach(function (item) {
+        if (item && item.claim !== undefined) out.push({ metric: metric, item: item });
+        if (item && Array.isArray(item.claims)) item.claims.forEach(function (cl) { out.push({ metric: metric, item: cl }); });
+      });
+    });
+    return out;
+  }
+
+  function renderCase(t, c) {
+    var names = t.metrics.filter(function (m) { return m.kind !== "latency"; }).map(function (m) { return m.name; });
+    var facts = [el("span", { "class": "badge " + (c.status === "error" ? "s-error" : c.status === "ok" ? "s-pass" : "s-new"), text: c.status === "ok" ? "evaluated" : c.status }),
+      " " + c.hits.length + " hits · " + c.n_relevant + " relevant" + (c.mode === "texts" ? " spans" : "") +
+      (c.latency_ms !== null ? " · " + c.latency_ms.toFixed(1) + " ms" : "") +
+      (c.duplicates ? " · " + c.duplicates + " duplicate id(s) dropped" : "") +
+      (c.tags && c.tags.length ? " · tags: " + c.tags.join(", ") : "")];
+    var values = el("table", { "class": "case-values" }, el("thead", null, el("tr", null, el("th", { text: "metric" }),
+      el("th", { "class": "num", text: "value" }), el("th", { "class": "num", text: "baseline" }), el("th", { "class": "num", text: "Δ" }))),
+      el("tbody", null, names.map(function (n) {
+        var v = caseValue(c, n), b = caseBaseline(c, n);
+        var d = v !== null && b !== null ? v - b : null;
+        return el("tr", null, el("td", { "class": "mono", text: n }), el("td", { "class": "num", text: fmt(n, v) }),
+          el("td", { "class": "num", text: fmt(n, b) }), el("td", { "class": "num" + (d < 0 ? " worse" : d > 0 ? " better" : ""), text: fmtDelta(n, d) }));
+      })));
+    var parts = [
+      el("div", { "class": "drill-head" }, el("div", null, el("span", { "class": "meta", text: "Case " }), el("code", { "class": "case-id", text: c.id })),
+        el("button", { "class": "close", title: "close", "aria-label": "close", text: "×", onclick: function () { history.replaceState(null, "", "#test=" + t._index); closeCase(t); } })),
+      el("div", { "class": "query", text: c.query }),
+      el("div", { "class": "meta" }, facts),
+      values
+    ];
+    if (c.error) parts.push(el("div", { "class": "problem", text: c.error + (c.traceback ? "\n\n" + c.traceback : "") }));
+    (c.judge_errors || []).forEach(function (e) { parts.push(el("div", { "class": "problem", text: "judge: " + e })); });
+    var hits = c.hits.map(function (h) {
+      var head = [el("code", { text: h.id })];
+      head.push(h.relevant
+        ? el("span", { "class": "badge s-pass rel-mark", text: "✓ relevant" + (c.mode === "texts" ? "" : " (grade " + h.grade + ")") })
+        : el("span", { "class": "badge", style: "background:#eef0f3;color:#6b7480", text: "not relevant" }));
+      if (h.score !== null) head.push(el("span", { "class": "meta", text: "score " + Number(h.score).toPrecision(4) }));
+      if (h.spans && h.spans.length) head.push(el("span", { "class": "meta", text: "finds span " + h.spans.map(function (s) { return "#" + (s + 1); }).join(", ") }));
+      var body = [el("div", { "class": "hit-head" }, head)];
+      if (h.text) body.push(el("div", { "class": "hit-text", text: h.text }));
+      judgeFor(c, h.rank).forEach(function (j) {
+        var v = verdictText(j.item);
+        var cls = "verdict" + (v === "yes" ? " yes" : v === "no" ? " no" : "");
+        body.push(el("div", { "class": cls, "data-metric": j.metric }, el("strong", { text: j.metric + ": " + v }),
+          j.item.reason ? " — " + j.item.reason : "", j.item.error ? " — " + j.item.error : ""));
+      });
+      return el("li", { "class": "hit" + (h.relevant ? " relevant" : ""), "data-rank": h.rank, "data-id": h.id },
+        el("div", { "class": "rank", text: "#" + h.rank }), el("div", null, body));
+    });
+    parts.push(el("h3", { text: "Retrieved hits" }));
+    parts.push(hits.length ? el("ol", { "class": "hits" }, hits) : el("p", { "class": "empty", text: "The retriever returned nothing." }));
+    if (c.hits_dropped) parts.push(el("p", { "class": "meta", text: "… " + c.hits_dropped + " more hits not stored" }));
+    var cl = claims(c);
+    if (cl.length) {
+      parts.push(el("h3", { text: "Reference answer claims" }));
+      parts.push(el("ul", { "class": "claims" }, cl.map(function (x) {
+        var ok = x.item.attributed === true;
+        return el("li", { "class": ok ? "attributed" : "unattributed" }, (ok ? "✓ " : "✗ ") + (x.item.claim || ""),
+          x.item.reason ? el("span", { "class": "meta", text: " — " + x.item.reason }) : null);
+      })));
+    }
+    return parts;
+  }
+
+  var cards = {};
+  function openCase(t, caseId, setHash) {
+    var card = cards[t._index];
+    var c = t.cases.filter(function (x) { return String(x.id) === String(caseId); })[0];
+    if (!card || !c) return false;
+    if (setHash) history.replaceState(null, "", "#case=" + t._index + "/" + encodeURIComponent(c.id));
+    var drill = card.drill;
+    while (drill.firstChild) drill.removeChild(drill.firstChild);
+    append(drill, renderCase(t, c));
+    drill.hidden = false;
+    drill.setAttribute("data-case", c.id);
+    Array.prototype.forEach.call(card.node.querySelectorAll("tr[data-case]"), function (r) {
+      r.classList.toggle("selected", r.getAttribute("data-case") === String(c.id));
+    });
+    drill.scrollIntoView({ block: "nearest" });
+    return true;
+  }
+  function closeCase(t) {
+    var card = cards[t._index];
+    card.drill.hidden = true;
+    card.drill.removeAttribute("data-case");
+  }
+
+  function testCard(t) {
+    var failing = !!FAILING[t.status];
+    var node = el("section", { "class": "card test" + (failing ? " failing" : t.status === "improved" ? " improved" : ""),
+      id: "test-" + t._index, "data-nodeid": t.nodeid, "data-status": t.status });
+    node.appendChild(el("div", { "class": "card-head" }, badge(t.status), el("h2", { text: testName(t) })));
+    var sub = [t.header || t.source];
+    if (t.judge && (t.judge.calls !== undefined || t.judge.cached !== undefined)) sub.push("judge: " + (t.judge.calls || 0) + " calls, " + (t.judge.cached || 0) + " cached");
+    node.appendChild(el("p", { "class": "sub", text: sub.filter(Boolean).join(" · ") }));
+    (t.problems || []).forEach(function (p) { node.appendChild(el("div", { "class": "problem", text: p })); });
+    (t.notes || []).forEach(function (n) { node.appendChild(el("div", { "class": "note", text: n })); });
+    var latency = t.metrics.filter(function (m) { return m.kind === "latency"; });
+    var right = [metricTable(t)];
+    if (latency.length) {
+      right.push(el("p", { "class": "meta latency" }, "Latency: ", latency.map(function (m) {
+        return m.name.replace("latency_", "").replace("_ms", "") + " " + fmt(m.name, m.value) + " ms" + (FAILING[m.status] ? " (" + WORDS[m.status] + ")" : "");
+      }).join(" · ")));
+    }
+    node.appendChild(el("h3", { text: "Baseline vs current" }));
+    node.appendChild(el("div", { "class": "grid" }, metricChart(t), el("div", null, right)));
+    var metric = defaultMetric(t);
+    if (metric && t.cases.length) {
+      var distHolder = el("div", { "class": "dist" });
+      var moversHolder = el("div", { "class": "movers-holder" });
+      var select = el("select", { "aria-label": "metric for the case distribution", "class": "metric-select" },
+        qualityMetrics(t).map(function (m) { return el("option", { value: m.name, text: m.name, selected: m.name === metric }); }));
+      var draw = function () {
+        var name = select.value;
+        while (distHolder.firstChild) distHolder.removeChild(distHolder.firstChild);
+        while (moversHolder.firstChild) moversHolder.removeChild(moversHolder.firstChild);
+        distHolder.appendChild(histogram(t, name));
+        moversHolder.appendChild(movers(t, name));
+        var sel = node.querySelector(".drill[data-case]");
+        if (sel) Array.prototype.forEach.call(node.querySelectorAll("tr[data-case]"), function (r) {
+          r.classList.toggle("selected", r.getAttribute("data-case") === sel.getAttribute("data-case"));
+        });
+      };
+      select.addEventListener("change", draw);
+      node.appendChild(el("h3", { text: "Cases" }));
+      node.appendChild(el("div", { "class": "toolbar" }, el("span", { "class": "meta", text: "Distribution of per-case values for" }), select));
+      node.appendChild(el("div", { "class": "grid" }, distHolder, moversHolder));
+      draw();
+      node.appendChild(casesTable(t));
+    }
+    var drill = el("div", { "class": "drill", hidden: true, "aria-label": "case details" });
+    node.appendChild(drill);
+    cards[t._index] = { node: node, drill: drill };
+    return node;
+  }
+
+  function route() {
+    var hash = decodeURIComponent(location.hash.slice(1));
+    var m = /^case=(\d+)\/(.*)$/.exec(location.hash.slice(1));
+    if (m) {
+      var t = tests[Number(m[1])];
+      if (t) { openCase(t, decodeURIComponent(m[2]), false); }
+      return;
+    }
+    var n = /^test=(\d+)$/.exec(hash);
+    if (n && cards[Number(n[1])]) cards[Number(n[1])].node.scrollIntoView();
+  }
+
+  var app = document.getElementById("app");
+  append(app, header());
+  if (tests.some(function (t) { return t.metrics.some(function (m) { return m.status === "improved"; }); })) {
+    app.appendChild(el("div", { "class": "hint", text: "Some metrics improved beyond tolerance: run `pytest --snapshot-update` to record them as the new baseline." }));
+  }
+  app.appendChild(el("section", { "class": "card overview" }, overview()));
+  attention.forEach(function (t) { app.appendChild(testCard(t)); });
+  app.appendChild(el("footer", { text: "Generated by " + ((data.run || {}).generator || "pytest-ragcheck") + " · report schema v" + data.schema_version }));
+  window.addEventListener("hashchange", route);
+  route();
+  document.documentElement.setAttribute("data-rendered", "true");
+})();

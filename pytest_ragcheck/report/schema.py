@@ -1,0 +1,221 @@
+"""The published schema of the JSON report (``--ragcheck-report=report.json``), version 1.
+
+Read a report with::
+
+    from pytest_ragcheck.report.schema import Report
+
+    report = Report.model_validate_json(Path("report.json").read_text())
+    for test in report.tests:
+        for metric in test.metrics:
+            print(test.nodeid, metric.name, metric.value, metric.baseline, metric.status)
+
+The models are strict (unknown fields are an error), so ``schema_version`` is bumped whenever
+a field is added, removed or changes meaning; ``Report.model_json_schema()`` gives the JSON
+Schema. Values are rounded nowhere: they are the floats the run computed (``null`` for a
+non-finite value).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "CaseChange",
+    "CaseEntry",
+    "CiInfo",
+    "Entry",
+    "EntryConfig",
+    "HitEntry",
+    "JudgeConfig",
+    "JudgeStats",
+    "MetricEntry",
+    "Report",
+    "RunInfo",
+    "Summary",
+    "Threshold",
+]
+
+EntryStatus = Literal[
+    "regressed", "below_floor", "above_ceiling", "error", "failed", "improved", "new", "passed"
+]
+MetricStatus = Literal["pass", "below_floor", "above_ceiling", "regressed", "improved", "new"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CiInfo(_Strict):
+    """Set when the run happened on GitHub Actions."""
+
+    provider: Literal["github-actions"]
+    repository: str | None
+    sha: str | None
+    ref: str | None
+    run_url: str | None
+    job: str | None
+
+
+class RunInfo(_Strict):
+    created_at: str = Field(description="UTC time the report was written, ISO 8601")
+    generator: str = Field(description="'pytest-ragcheck <version>'")
+    pytest_version: str
+    python_version: str
+    platform: str
+    rootdir: str
+    ci: CiInfo | None
+
+
+class Summary(_Strict):
+    """Number of test entries per status (``tests`` = all of them)."""
+
+    tests: int
+    regressed: int
+    below_floor: int
+    above_ceiling: int
+    error: int
+    failed: int
+    improved: int
+    new: int
+    passed: int
+
+
+class Threshold(_Strict):
+    bound: float
+    kind: Literal["min", "max"]
+
+
+class JudgeConfig(_Strict):
+    model: str | None
+    api_base: str | None = Field(description="without credentials or query string")
+    samples: int
+    max_calls: int | None
+    cache: str | None = Field(description="verdict cache folder, null when disabled")
+    offline: bool
+
+
+class EntryConfig(_Strict):
+    """The effective settings of the call (marker > fixture overrides > CLI > ini)."""
+
+    k: int | None
+    metrics: list[str]
+    tolerance: float
+    tolerances: dict[str, float]
+    significance: float | None
+    baseline: bool
+    thresholds: dict[str, Threshold]
+    tags: list[str] | None
+    concurrency: int
+    timeout: float | None
+    on_error: str
+    empty: str
+    judge: JudgeConfig | None = Field(description="set when judge metrics were asked for")
+
+
+class MetricEntry(_Strict):
+    """One aggregate metric and everything it was compared with."""
+
+    name: str = Field(description="canonical name with its cutoff, e.g. 'mrr@10'")
+    kind: Literal["rank", "judge", "latency"]
+    value: float | None
+    higher_is_better: bool
+    baseline: float | None = Field(description="the stored baseline value, if compared")
+    delta: float | None = Field(description="value - baseline")
+    allowed: float | None = Field(description="the drop allowed against the baseline")
+    bound: float | None = Field(description="absolute threshold (min_... or max_...)")
+    bound_kind: Literal["min", "max"] | None
+    p_value: float | None = Field(description="paired test p-value when significance= is set")
+    ci: list[float] | None = Field(description="95% confidence interval of the delta")
+    status: MetricStatus
+    note: str
+
+
+class HitEntry(_Strict):
+    rank: int = Field(description="1-based position in the retriever's (deduplicated) list")
+    id: str
+    text: str | None = Field(description="the chunk text, cut to 280 characters")
+    score: float | None
+    grade: int = Field(description="graded relevance from the golden set (0 = not relevant)")
+    spans: list[int] = Field(description="expected_texts spans this hit found first")
+    relevant: bool
+
+
+class CaseEntry(_Strict):
+    id: str
+    query: str
+    tags: list[str]
+    status: Literal["ok", "error", "skipped"]
+    n_relevant: int
+    values: dict[str, float | None] = Field(description="metric -> this case's value")
+    baseline_values: dict[str, float] | None = Field(
+        description="metric -> this case's baseline value, when the baseline stores them"
+    )
+    latency_ms: float | None
+    error: str | None
+    traceback: str | None = Field(description="the end of the retriever's traceback")
+    duplicates: int = Field(description="repeated ids dropped from the retriever's list")
+    mode: Literal["ids", "texts"]
+    hits: list[HitEntry]
+    hits_dropped: int = Field(description="hits beyond the first 100, not stored")
+    judge: dict[str, list[dict[str, Any]]] = Field(
+        description="judge metric -> one entry per judged chunk or claim (verdict, grade or "
+        "score, reason)"
+    )
+    judge_errors: list[str]
+
+
+class CaseChange(_Strict):
+    """A case that got worse against the baseline (the worst few of the metric that fell most)."""
+
+    id: str
+    query: str
+    metric: str
+    before: float | None
+    after: float | None
+
+
+class JudgeStats(_Strict):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    calls: int | None = None
+    cached: int | None = None
+    missing: int | None = None
+    failure: str | None = None
+
+
+class Entry(_Strict):
+    """One ``ragcheck(retriever)`` call of one test."""
+
+    nodeid: str
+    call: int = Field(description="0 for the first ragcheck call of the test, then 1, 2, ...")
+    outcome: Literal["passed", "failed", "skipped"]
+    status: EntryStatus
+    header: str = Field(description="e.g. 'golden/faq.jsonl (50 cases, k=10)'")
+    source: str
+    golden_hash: str
+    k: int | None
+    n_cases: int
+    n_errors: int
+    n_skipped: int
+    config: EntryConfig
+    aggregates: dict[str, float | None] = Field(description="metric -> mean over cases")
+    metrics: list[MetricEntry]
+    baseline: dict[str, Any] | None = Field(
+        description="what the baseline comparison reported, as stored (null when baseline=False)"
+    )
+    problems: list[str] = Field(description="paragraphs that failed the test on their own")
+    notes: list[str]
+    case_changes: list[CaseChange]
+    judge: JudgeStats | None
+    cases: list[CaseEntry]
+
+
+class Report(_Strict):
+    """A ``--ragcheck-report=*.json`` file."""
+
+    schema_version: Literal[1]
+    run: RunInfo
+    summary: Summary
+    tests: list[Entry] = Field(description="in node-id order")

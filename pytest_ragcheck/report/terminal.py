@@ -1,0 +1,233 @@
+"""The terminal summary: one aligned table per ragcheck test, what got worse first.
+
+Rendering produces lines of ``(text, markup)`` segments, so the same code prints coloured
+output through pytest's terminal writer and plain text for docs and tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_ragcheck.report.document import TEST_STATUSES, sort_for_attention
+
+__all__ = [
+    "METRIC_WORDS",
+    "Line",
+    "format_delta",
+    "format_number",
+    "plain",
+    "render_summary",
+]
+
+Markup = dict[str, bool]
+Line = list[tuple[str, Markup]]
+
+UPDATE_HINT = "run `pytest --snapshot-update` to record them as the new baseline"
+
+#: How a metric status reads in tables.
+METRIC_WORDS = {
+    "pass": "pass",
+    "regressed": "regressed",
+    "below_floor": "below floor",
+    "above_ceiling": "above ceiling",
+    "improved": "improved",
+    "new": "new",
+}
+#: How a test status reads in tables.
+TEST_WORDS = {
+    "regressed": "REGRESSED",
+    "below_floor": "BELOW FLOOR",
+    "above_ceiling": "ABOVE CEILING",
+    "error": "ERROR",
+    "failed": "FAILED",
+    "improved": "IMPROVED",
+    "new": "NEW",
+    "passed": "PASSED",
+}
+_BAD = {"red": True}
+_COLOURS: Mapping[str, Markup] = {
+    "regressed": _BAD,
+    "below_floor": _BAD,
+    "above_ceiling": _BAD,
+    "error": _BAD,
+    "failed": _BAD,
+    "improved": {"cyan": True},
+    "new": {"yellow": True},
+    "pass": {"green": True},
+    "passed": {"green": True},
+}
+_STATUS_WIDTH = max(len(w) for w in TEST_WORDS.values())
+
+
+def format_number(name: str, value: float | None) -> str:
+    """Quality metrics with three decimals, latencies (ms) with one."""
+    if value is None:
+        return "-"
+    if name.startswith("latency_") or abs(value) >= 100:
+        return f"{value:.1f}"
+    return f"{value:.3f}"
+
+
+def format_delta(name: str, delta: float | None) -> str:
+    """A signed difference with a real minus sign: ``+0.012``, ``−0.034``."""
+    if delta is None:
+        return "-"
+    text = f"{delta:+.1f}" if name.startswith("latency_") else f"{delta:+.3f}"
+    return text.replace("-", "−")
+
+
+def _status_text(metric: Mapping[str, Any]) -> str:
+    word = METRIC_WORDS.get(metric["status"], metric["status"])
+    extra = []
+    if metric.get("p_value") is not None and metric["status"] in ("regressed", "improved"):
+        extra.append(f"p={metric['p_value']:.3g}")
+    if metric.get("note"):
+        extra.append(metric["note"])
+    return f"{word} ({', '.join(extra)})" if extra else word
+
+
+def _bound_text(metric: Mapping[str, Any]) -> str:
+    bound = metric.get("bound")
+    if bound is None:
+        return "-"
+    op = "≥" if metric.get("bound_kind") == "min" else "≤"
+    return f"{op} {format_number(metric['name'], bound)}"
+
+
+def _table(test: Mapping[str, Any], markup: bool) -> list[Line]:
+    metrics: Sequence[Mapping[str, Any]] = test["metrics"]
+    with_baseline = bool((test.get("config") or {}).get("baseline", True)) or any(
+        m.get("baseline") is not None for m in metrics
+    )
+    with_bound = any(m.get("bound") is not None for m in metrics)
+    headers = ["metric", "value"]
+    if with_baseline:
+        headers += ["baseline", "Δ", "allowed"]
+    if with_bound:
+        headers.append("threshold")
+    headers.append("status")
+    rows: list[list[str]] = []
+    for m in metrics:
+        name = m["name"]
+        row = [name, format_number(name, m.get("value"))]
+        if with_baseline:
+            row += [
+                format_number(name, m.get("baseline")),
+                format_delta(name, m.get("delta")),
+                format_number(name, m.get("allowed")) if m.get("baseline") is not None else "-",
+            ]
+        if with_bound:
+            row.append(_bound_text(m))
+        row.append(_status_text(m))
+        rows.append(row)
+    widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(headers))]
+
+    def cells(values: Sequence[str]) -> list[str]:
+        out = [values[0].ljust(widths[0])]
+        out += [v.rjust(widths[i]) for i, v in enumerate(values[1:-1], start=1)]
+        out.append(values[-1])
+        return out
+
+    lines: list[Line] = [[("  " + "  ".join(cells(headers)).rstrip(), {"bold": markup})]]
+    for m, row in zip(metrics, rows, strict=True):
+        parts = cells(row)
+        colour = _COLOURS.get(m["status"], {}) if markup else {}
+        line: Line = [("  " + "  ".join(parts[:-1]) + "  ", {})]
+        line.append((parts[-1], dict(colour)))
+        lines.append(line)
+    return lines
+
+
+def _title(test: Mapping[str, Any], markup: bool) -> Line:
+    status = test["status"]
+    word = TEST_WORDS.get(status, status.upper()).ljust(_STATUS_WIDTH)
+    colour = {**_COLOURS.get(status, {}), "bold": True} if markup else {}
+    name = test["nodeid"] + (f" [call {test['call'] + 1}]" if test.get("call") else "")
+    line: Line = [(word, colour), ("  " + name, {"bold": markup})]
+    if test.get("header"):
+        line.append(("  " + test["header"], {}))
+    return line
+
+
+def _first_line(text: str) -> str:
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return first if len(first) <= 160 else first[:159] + "…"
+
+
+def _compact(test: Mapping[str, Any], markup: bool) -> Line:
+    status = test["status"]
+    word = TEST_WORDS.get(status, status.upper()).ljust(_STATUS_WIDTH)
+    colour = {**_COLOURS.get(status, {}), "bold": True} if markup else {}
+    name = test["nodeid"] + (f" [call {test['call'] + 1}]" if test.get("call") else "")
+    parts: list[str] = []
+    notable = [m for m in test["metrics"] if m["status"] not in ("pass", "new")]
+    shown = notable or [m for m in test["metrics"] if m["kind"] != "latency"]
+    for m in shown:
+        text = f"{m['name']} {format_number(m['name'], m.get('value'))}"
+        if m["status"] in ("regressed", "improved") and m.get("delta") is not None:
+            text += f" ({format_delta(m['name'], m['delta'])}"
+            if m.get("allowed") is not None:
+                text += f", allowed {format_number(m['name'], m['allowed'])}"
+            text += ")"
+        elif m["status"] in ("below_floor", "above_ceiling"):
+            text += f" ({METRIC_WORDS[m['status']]} {format_number(m['name'], m.get('bound'))})"
+        parts.append(text)
+    if test.get("problems"):
+        parts.append(_first_line(test["problems"][0]))
+    return [(word, colour), ("  " + name + "  " + " · ".join(parts), {})]
+
+
+def _counts(tests: Sequence[Mapping[str, Any]]) -> str:
+    counts = {s: sum(1 for t in tests if t["status"] == s) for s in TEST_STATUSES}
+    parts = [f"{n} {s.replace('_', ' ')}" for s, n in counts.items() if n]
+    noun = "test" if len(tests) == 1 else "tests"
+    return f"ragcheck: {len(tests)} {noun} — " + ", ".join(parts)
+
+
+def render_summary(
+    document: Mapping[str, Any], *, verbosity: int = 0, markup: bool = False
+) -> list[Line]:
+    """The summary section's lines (without the ``=== ragcheck summary ===`` separator).
+
+    ``verbosity < 0`` (``-q``) gives one line per test; otherwise a table per test. Tests are
+    listed in node-id order; improvements are gathered at the end with the update hint.
+    """
+    tests: Sequence[Mapping[str, Any]] = document["tests"]
+    lines: list[Line] = []
+    for test in tests:
+        if verbosity < 0:
+            lines.append(_compact(test, markup))
+            continue
+        lines.append(_title(test, markup))
+        lines.extend(_table(test, markup))
+        for problem in test.get("problems") or []:
+            lines.append([("  ! " + _first_line(problem), _BAD if markup else {})])
+        for note in test.get("notes") or []:
+            lines.append([("  note: " + _first_line(note), {})])
+        lines.append([])
+    improved = [
+        (t, m) for t in sort_for_attention(tests) for m in t["metrics"] if m["status"] == "improved"
+    ]
+    if improved:
+        colour = _COLOURS["improved"] if markup else {}
+        lines.append([(f"Improved beyond tolerance — {UPDATE_HINT}:", colour)])
+        for test, m in improved:
+            name = m["name"]
+            lines.append(
+                [
+                    (
+                        f"  {test['nodeid']}  {name} {format_number(name, m.get('baseline'))} → "
+                        f"{format_number(name, m.get('value'))} "
+                        f"({format_delta(name, m.get('delta'))})",
+                        {},
+                    )
+                ]
+            )
+    lines.append([(_counts(tests), {"bold": markup})])
+    return lines
+
+
+def plain(lines: Sequence[Line]) -> str:
+    """Lines as plain text (what the terminal shows without colour)."""
+    return "\n".join("".join(text for text, _ in line).rstrip() for line in lines)

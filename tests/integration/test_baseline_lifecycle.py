@@ -1,0 +1,162 @@
+"""The whole life of a baseline, in one project, in one process and under pytest-xdist.
+
+no baseline -> ``--snapshot-update`` creates it -> an unchanged rerun passes and leaves the
+file byte-identical -> a worse retriever fails with the regression message -> the intentional
+change is accepted with ``--snapshot-update`` -> an improvement passes and is pointed out ->
+a changed golden set is "not comparable" -> a crashing test under ``--snapshot-update``
+keeps its file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+TESTS = """
+import pytest
+from pytest_ragcheck import ragcheck
+
+CRASH = {crash!r}
+
+
+@ragcheck("golden.jsonl", k=5)
+def test_faq(ragcheck, retriever):
+    if CRASH:
+        raise RuntimeError("the index is not built")
+    ragcheck(retriever)
+
+
+class TestVariants:
+    @ragcheck("golden.jsonl", k=3, metrics=["mrr", "recall"])
+    @pytest.mark.parametrize("variant", ["plain", "odd:name/with space"])
+    def test_variant(self, ragcheck, retriever, variant):
+        ragcheck(retriever)
+"""
+
+FAQ = Path("__snapshots__/test_rag/test_faq[ragcheck].json")
+PLAIN = Path("__snapshots__/test_rag/TestVariants.test_variant[plain][ragcheck].json")
+ODD = Path(
+    "__snapshots__/test_rag/TestVariants.test_variant[odd%3Aname%2Fwith space][ragcheck].json"
+)
+
+
+def snapshot_bytes(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted((root / "__snapshots__").rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_baseline_life_cycle(suite, run_mode: list[str]) -> None:
+    root = suite.path
+    suite.golden()
+    suite.retriever()
+    suite.test(TESTS.format(crash=False))
+
+    # 1. No baseline yet: every test fails with syrupy's hint, nothing is written.
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=3)
+    text = suite.text(result)
+    assert (
+        f"No baseline stored for this test yet ({FAQ.as_posix()}): "
+        "run `pytest --snapshot-update` to record it" in text
+    )
+    suite.assert_clean(result)
+    assert not (root / "__snapshots__").exists()
+
+    # 2. --snapshot-update creates one file per test, with stable, file-system-safe names.
+    result = suite.run("--snapshot-update", *run_mode)
+    result.assert_outcomes(passed=3)
+    assert "3 snapshots generated" in suite.text(result)
+    assert set(snapshot_bytes(root)) == {FAQ.as_posix(), PLAIN.as_posix(), ODD.as_posix()}
+    stored = json.loads((root / FAQ).read_text(encoding="utf-8"))
+    assert stored["aggregates"]["mrr@5"] == 1.0
+    assert stored["n_cases"] == 4
+    assert set(stored["cases"]) == {"q1", "q2", "q3", "q4"}
+    created = snapshot_bytes(root)
+
+    # 3. An unchanged rerun passes and leaves every file byte-identical.
+    result = suite.run(*run_mode)
+    result.assert_outcomes(passed=3)
+    assert "3 snapshots passed" in suite.text(result)
+    assert snapshot_bytes(root) == created
+
+    # 4. A worse retriever fails with the regression message, without a traceback.
+    suite.retriever(suite.WORSE)
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=3)
+    text = suite.text(result)
+    result.stdout.fnmatch_lines(
+        [
+            "*ragcheck failed for golden.jsonl (4 cases, k=5)*",
+            "*Regressed against the baseline:*",
+            "*mrr@5: 1.000 → 0.708 (Δ −0.292, allowed 0.020, p=0.25, 95% CI [[]*",
+            "*cases that got worse most (*, before → after):*",
+            "*q4  'what is epsilon'  1.000 → 0.333*",
+            "*If this change is intended, run `pytest --snapshot-update`*",
+        ]
+    )
+    assert "hit_rate@5" not in text.split("Regressed against the baseline:")[1].split("\n\n")[0]
+    suite.assert_clean(result)
+    assert snapshot_bytes(root) == created  # a failing run never rewrites a baseline
+
+    # 5. The change was intended: --snapshot-update records it.
+    result = suite.run("--snapshot-update", *run_mode)
+    result.assert_outcomes(passed=3)
+    assert "3 snapshots updated" in suite.text(result)
+    accepted = snapshot_bytes(root)
+    assert json.loads(accepted[FAQ.as_posix()])["aggregates"]["mrr@5"] == 0.7083
+    result = suite.run(*run_mode)
+    result.assert_outcomes(passed=3)
+    assert snapshot_bytes(root) == accepted
+
+    # 6. An improvement passes, is pointed out with the hint, and changes nothing on disk.
+    suite.retriever()
+    result = suite.run(*run_mode)
+    result.assert_outcomes(passed=3)
+    text = suite.text(result)
+    assert "mproved beyond tolerance" in text
+    assert "--snapshot-update" in text
+    assert "0.708 → 1.000" in text
+    assert snapshot_bytes(root) == accepted
+
+    # 7. A changed golden set is not comparable.
+    suite.golden([*suite.GOLDEN, {"id": "q5", "query": "what is zeta", "expected_ids": ["z"]}])
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=3)
+    text = suite.text(result)
+    assert "baseline not comparable: the golden set changed (content hash " in text
+    assert "4 → 5 cases); re-run with --snapshot-update" in text
+    suite.assert_clean(result)
+    assert snapshot_bytes(root) == accepted
+
+    # 8. A test that crashes under --snapshot-update keeps its baseline (byte-identical),
+    #    while the others are re-recorded for the new golden set.
+    suite.test(TESTS.format(crash=True))
+    result = suite.run("--snapshot-update", *run_mode)
+    result.assert_outcomes(passed=2, failed=1)
+    assert "RuntimeError: the index is not built" in suite.text(result)
+    after_crash = snapshot_bytes(root)
+    assert after_crash[FAQ.as_posix()] == accepted[FAQ.as_posix()]
+    assert json.loads(after_crash[PLAIN.as_posix()])["n_cases"] == 5
+    assert "deleted" not in suite.text(result).lower()
+
+
+@pytest.mark.parametrize("run_mode", [pytest.param([], id="serial")])
+def test_update_new_only_creates_but_never_rewrites(suite, run_mode: list[str]) -> None:
+    """``--snapshot-update-new-only`` records missing baselines and compares existing ones."""
+    suite.golden()
+    suite.retriever()
+    suite.test(TESTS.format(crash=False))
+    result = suite.run("--snapshot-update-new-only", *run_mode)
+    result.assert_outcomes(passed=3)
+    created = snapshot_bytes(suite.path)
+    assert len(created) == 3
+    suite.retriever(suite.WORSE)
+    result = suite.run("--snapshot-update-new-only", *run_mode)
+    result.assert_outcomes(failed=3)
+    assert "Regressed against the baseline:" in suite.text(result)
+    assert snapshot_bytes(suite.path) == created

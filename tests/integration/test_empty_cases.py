@@ -1,0 +1,65 @@
+"""Cases with nothing relevant to find: ``empty="error"`` (default), ``"skip"``, ``"zero"``."""
+
+from __future__ import annotations
+
+import pytest
+
+CASES = [
+    {"id": "q1", "query": "what is alpha", "expected_ids": ["a"]},
+    {"id": "q2", "query": "what is beta", "expected_ids": ["b"]},
+    {"id": "none1", "query": "what is omega", "expected_ids": []},
+    {"id": "none2", "query": "what is zeta", "relevance": {"z": 0}},
+]
+
+TEST = """
+from pytest_ragcheck import ragcheck
+
+@ragcheck("golden.jsonl", k=2, baseline=False, metrics=["mrr", "recall"]{extra})
+def test_rag(ragcheck, retriever):
+    result = ragcheck(retriever)
+    assert result["mrr@2"] == {mrr}
+    assert [c.status for c in result.cases] == {statuses}
+"""
+
+
+def _suite(suite, extra="", mrr=None, statuses=None):
+    suite.golden(CASES)
+    suite.retriever({"what is alpha": ["a"], "what is beta": ["b"], "what is zeta": ["z"]})
+    suite.test(TEST.format(extra=extra, mrr=mrr, statuses=statuses))
+
+
+@pytest.mark.parametrize("extra", ["", ", empty='error'"])
+def test_error_is_the_default(suite, extra):
+    _suite(suite, extra)
+    result = suite.run()
+    result.assert_outcomes(failed=1)
+    suite.assert_clean(result)
+    text = suite.text(result)
+    assert "2 case(s) have no relevant document" in text
+    assert "'none1', 'none2'" in text
+    assert "empty='skip'" in text
+    assert "empty='zero'" in text
+
+
+def test_skip_excludes_them(suite, run_mode):
+    # Both remaining cases find their document first; the empty ones are reported, not scored.
+    _suite(suite, ", empty='skip'", mrr=1.0, statuses=["ok", "ok", "skipped", "skipped"])
+    result = suite.run(*run_mode)
+    result.assert_outcomes(passed=1)
+
+
+def test_zero_scores_them_zero(suite):
+    # (1 + 1 + 0 + 0) / 4
+    _suite(suite, ", empty='zero'", mrr=0.5, statuses=["ok"] * 4)
+    result = suite.run()
+    result.assert_outcomes(passed=1)
+
+
+def test_all_cases_skipped_is_an_error(suite):
+    suite.golden(CASES[2:])
+    suite.retriever()
+    suite.test(TEST.format(extra=", empty='skip'", mrr=None, statuses=None))
+    result = suite.run()
+    result.assert_outcomes(failed=1)
+    suite.assert_clean(result)
+    assert "no case" in suite.text(result).lower()

@@ -1,0 +1,119 @@
+"""``ragcheck(retriever, **overrides)``: the call's keywords win over the marker's."""
+
+from __future__ import annotations
+
+
+def test_overrides_win_over_the_marker(suite, run_mode):
+    suite.golden()
+    suite.retriever()
+    suite.test(
+        """
+        from pytest_ragcheck import ragcheck
+
+        @ragcheck("golden.jsonl", k=5, baseline=False, metrics=["mrr", "precision"], min_mrr=0.99)
+        def test_rag(ragcheck, retriever):
+            result = ragcheck(retriever, k=2, metrics=["precision"])
+            assert result.k == 2
+            # The marker's floor still applies (so mrr@2 is computed), and precision@2 is
+            # (1/2 + 1/2 + 2/2 + 1/2) / 4 with the perfect rankings.
+            assert set(result.metrics) >= {"precision@2", "mrr@2"}
+            assert "precision@5" not in result.metrics
+            assert result["precision@2"] == 0.625
+        """
+    )
+    result = suite.run(*run_mode)
+    result.assert_outcomes(passed=1)
+
+
+def test_override_floor_fails_the_test(suite):
+    suite.golden()
+    suite.retriever({"what is alpha": ["a"], "what is beta": ["x", "b"]})
+    suite.test(
+        """
+        from pytest_ragcheck import ragcheck
+
+        @ragcheck("golden.jsonl", k=2, baseline=False, min_mrr=0.1)
+        def test_rag(ragcheck, retriever):
+            ragcheck(retriever, min_mrr=0.5)
+        """
+    )
+    result = suite.run()
+    result.assert_outcomes(failed=1)
+    # mrr@2 = (1 + 1/2 + 0 + 0) / 4
+    result.stdout.fnmatch_lines(["*mrr@2: 0.375 < 0.500 (floor)*"])
+    suite.assert_clean(result)
+
+
+def test_cases_given_in_the_call_without_marker(suite):
+    suite.retriever()
+    suite.test(
+        """
+        CASES = [
+            {"query": "what is alpha", "expected_ids": ["a"]},
+            {"query": "what is beta", "relevance": {"x": 1, "b": 2}},
+        ]
+
+        def test_rag(ragcheck, retriever):
+            result = ragcheck(retriever, cases=CASES, k=1, baseline=False, metrics=["mrr"])
+            # alpha: a at rank 1; beta: b (grade 2) at rank 1 -> both 1
+            assert result["mrr@1"] == 1.0
+            assert [c.query for c in result.cases] == ["what is alpha", "what is beta"]
+        """
+    )
+    suite.run().assert_outcomes(passed=1)
+
+
+def test_unknown_override_keyword_fails_cleanly(suite, run_mode):
+    suite.golden()
+    suite.retriever()
+    suite.test(
+        """
+        from pytest_ragcheck import ragcheck
+
+        @ragcheck("golden.jsonl", baseline=False)
+        def test_rag(ragcheck, retriever):
+            ragcheck(retriever, min_mrr=0.5, topk=3)
+        """
+    )
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=1)
+    suite.assert_clean(result)
+    text = suite.text(result)
+    assert "ragcheck(...): unknown keyword 'topk'" in text
+    assert "valid keywords: cases, k, metrics" in text
+
+
+def test_bad_override_metric_name(suite):
+    suite.golden()
+    suite.retriever()
+    suite.test(
+        """
+        from pytest_ragcheck import ragcheck
+
+        @ragcheck("golden.jsonl", baseline=False)
+        def test_rag(ragcheck, retriever):
+            ragcheck(retriever, metrics=["recal@5"])
+        """
+    )
+    result = suite.run()
+    result.assert_outcomes(failed=1)
+    suite.assert_clean(result)
+    assert "unknown metric 'recal@5' (did you mean 'recall'?)" in suite.text(result)
+
+
+def test_two_calls_in_one_test(suite):
+    suite.golden()
+    suite.retriever()
+    suite.test(
+        """
+        from pytest_ragcheck import ragcheck
+
+        @ragcheck("golden.jsonl", baseline=False, metrics=["precision"])
+        def test_rag(ragcheck, retriever):
+            one = ragcheck(retriever, k=1)
+            two = ragcheck(retriever, k=2)
+            assert one["precision@1"] == 1.0
+            assert two["precision@2"] == 0.625
+        """
+    )
+    suite.run().assert_outcomes(passed=1)

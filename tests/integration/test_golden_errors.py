@@ -1,0 +1,122 @@
+"""Bad golden sets end to end: the test fails with a message naming the file, line and field,
+never with a traceback from inside the plugin."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+GOOD = json.dumps({"id": "q1", "query": "what is alpha", "expected_ids": ["a"]})
+
+TEST = """
+from pytest_ragcheck import ragcheck
+
+@ragcheck("{path}", k=2, baseline=False)
+def test_rag(ragcheck, retriever):
+    ragcheck(retriever)
+
+def test_unrelated():
+    pass
+"""
+
+BAD_JSONL = [
+    pytest.param(
+        GOOD + "\n" + '{"id": "q2", "query": "what is beta", "expected_ids": ["b"]\n',
+        ["golden.jsonl:2", "malformed JSON"],
+        id="malformed-json",
+    ),
+    pytest.param(
+        GOOD + "\n" + json.dumps({"id": "q2", "expected_ids": ["b"]}) + "\n",
+        ["golden.jsonl:2: ", "missing required field 'query'"],
+        id="missing-query",
+    ),
+    pytest.param(
+        GOOD + "\n\n" + json.dumps({"id": "q2", "query": "  ", "expected_ids": ["b"]}) + "\n",
+        ["golden.jsonl:3: ", "'query'", "must not be empty"],
+        id="empty-query",
+    ),
+    pytest.param(
+        GOOD + "\n" + GOOD + "\n",
+        ["golden.jsonl:2: ", "duplicate", "'q1'"],
+        id="duplicate-id",
+    ),
+    pytest.param(
+        GOOD + "\n" + json.dumps({"query": "what is beta", "expected_id": ["b"]}) + "\n",
+        ["golden.jsonl:2: ", "unknown field 'expected_id' (did you mean 'expected_ids'?)"],
+        id="unknown-field",
+    ),
+    pytest.param(
+        GOOD + "\n" + json.dumps({"query": "what is beta", "expected_ids": "b"}) + "\n",
+        ["golden.jsonl:2: ", "'expected_ids'"],
+        id="wrong-type",
+    ),
+    pytest.param("", ["golden.jsonl is empty"], id="empty-file"),
+]
+
+
+@pytest.mark.parametrize(("content", "expected"), BAD_JSONL)
+def test_bad_jsonl(suite, content, expected):
+    suite.write("golden.jsonl", content)
+    suite.retriever()
+    suite.test(TEST.format(path="golden.jsonl"))
+    result = suite.run()
+    result.assert_outcomes(failed=1, passed=1)
+    suite.assert_clean(result)
+    text = suite.text(result)
+    for fragment in expected:
+        assert fragment in text
+
+
+def test_malformed_json_list(suite, run_mode):
+    suite.write(
+        "golden.json", '[\n  {"query": "what is alpha", "expected_ids": ["a"]},\n  {"query": }\n]\n'
+    )
+    suite.retriever()
+    suite.test(TEST.format(path="golden.json"))
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=1, passed=1)
+    suite.assert_clean(result)
+    result.stdout.fnmatch_lines(["*golden.json:3:*malformed JSON*"])
+
+
+def test_unknown_field_under_xdist(suite):
+    suite.write(
+        "golden.jsonl",
+        GOOD
+        + "\n"
+        + json.dumps({"query": "what is beta", "expected_ids": ["b"], "tgas": []})
+        + "\n",
+    )
+    suite.retriever()
+    suite.test(TEST.format(path="golden.jsonl"))
+    result = suite.run("-n", "2")
+    result.assert_outcomes(failed=1, passed=1)
+    suite.assert_clean(result)
+    text = suite.text(result)
+    assert "golden.jsonl:2: unknown field 'tgas' (did you mean 'tags'?)" in text
+
+
+def test_missing_file_says_where_it_looked(suite, run_mode):
+    suite.retriever()
+    suite.test(TEST.format(path="golden/faq.jsonl"))
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=1, passed=1)
+    suite.assert_clean(result)
+    text = suite.text(result)
+    assert "golden set 'golden/faq.jsonl' not found; looked in:" in text
+    assert str(suite.path / "golden" / "faq.jsonl") in text
+
+
+def test_case_without_relevance_for_rank_metrics(suite):
+    suite.write(
+        "golden.jsonl", GOOD + "\n" + json.dumps({"id": "q9", "query": "what is beta"}) + "\n"
+    )
+    suite.retriever()
+    suite.test(TEST.format(path="golden.jsonl"))
+    result = suite.run()
+    result.assert_outcomes(failed=1, passed=1)
+    suite.assert_clean(result)
+    text = suite.text(result)
+    assert "1 case(s) have no relevant document" in text
+    assert "'q9'" in text

@@ -1,0 +1,133 @@
+"""A retriever that is unusable, returns garbage, raises or hangs: clear messages, and every
+other case is still evaluated and reported."""
+
+from __future__ import annotations
+
+import pytest
+
+TEST = """
+from conftest import {name}
+from pytest_ragcheck import ragcheck
+
+@ragcheck("golden.jsonl", k=2, baseline=False, metrics=["mrr"]{extra})
+def test_rag(ragcheck):
+    result = ragcheck({name})
+    print("MRR", result["mrr@2"], "STATUSES", [c.status for c in result.cases])
+    print("ERRORS", [c.error for c in result.cases])
+"""
+
+RETRIEVERS = """
+import threading
+
+class NotARetriever:
+    pass
+
+not_callable = NotARetriever()
+
+def returns_int(query):
+    return 42
+
+def returns_none(query):
+    return None
+
+class Opaque:
+    pass
+
+def unknown_shape(query):
+    return [Opaque()]
+
+def raises_on_beta(query):
+    if "beta" in query:
+        raise ValueError("index offline for beta")
+    return lookup(query)
+
+HANG = threading.Event()
+
+def hangs_on_beta(query):
+    if "beta" in query:
+        HANG.wait(3)  # longer than the test's timeout; the daemon thread is then abandoned
+    return lookup(query)
+"""
+
+
+def _suite(suite, name, extra=""):
+    suite.golden()
+    suite.retriever(extra=RETRIEVERS)
+    suite.test(TEST.format(name=name, extra=extra))
+
+
+def test_not_callable(suite):
+    _suite(suite, "not_callable")
+    result = suite.run()
+    result.assert_outcomes(failed=1)
+    suite.assert_clean(result)
+    text = suite.text(result)
+    assert "cannot use NotARetriever as a retriever" in text
+    assert ".invoke" in text  # names what is accepted
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        pytest.param(
+            "returns_int", ["the retriever returned int 42, which is not a list of hits"], id="int"
+        ),
+        pytest.param("returns_none", ["the retriever returned None"], id="none"),
+        pytest.param(
+            "unknown_shape",
+            ["hit #1: cannot read a hit from conftest.Opaque", "a hit must be a str id"],
+            id="shape",
+        ),
+    ],
+)
+def test_bad_return_values_fail_every_case(suite, name, expected):
+    _suite(suite, name)
+    result = suite.run()
+    result.assert_outcomes(failed=1)
+    suite.assert_clean(result)
+    text = suite.text(result)
+    assert "The retriever failed on 4 of 4 case(s)" in text
+    for fragment in expected:
+        assert fragment in text
+    for case_id in ("q1", "q2", "q3", "q4"):
+        assert f"  {case_id}  " in text
+
+
+def test_raising_case_fails_and_others_are_evaluated(suite, run_mode):
+    _suite(suite, "raises_on_beta")
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=1)
+    suite.assert_clean(result)
+    text = suite.text(result)
+    assert "The retriever failed on 1 of 4 case(s)" in text
+    result.stdout.fnmatch_lines(["*q2  'what is beta': ValueError: index offline for beta*"])
+    assert "q1  'what is alpha':" not in text
+
+
+def test_raising_case_scored_zero_with_on_error_zero(suite):
+    _suite(suite, "raises_on_beta", extra=", on_error='zero'")
+    result = suite.run("-s")
+    result.assert_outcomes(passed=1)
+    # The three other cases rank their document first: (1 + 0 + 1 + 1) / 4.
+    text = suite.text(result)
+    assert "MRR 0.75 STATUSES ['ok', 'error', 'ok', 'ok']" in text
+    assert "ERRORS [None, 'ValueError: index offline for beta', None, None]" in text
+
+
+def test_hanging_case_times_out(suite, run_mode):
+    _suite(suite, "hangs_on_beta", extra=", timeout=0.3")
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=1)
+    suite.assert_clean(result)
+    result.stdout.fnmatch_lines(
+        ["*The retriever failed on 1 of 4 case(s)*", "*q2*timed out after 0.3 s*"]
+    )
+
+
+def test_hanging_case_scored_zero_with_on_error_zero(suite):
+    _suite(suite, "hangs_on_beta", extra=", timeout=0.3, on_error='zero'")
+    result = suite.run("-s")
+    result.assert_outcomes(passed=1)
+    text = suite.text(result)
+    assert "MRR 0.75 STATUSES ['ok', 'error', 'ok', 'ok']" in text
+    assert "'timed out after 0.3 s'" in text

@@ -1,0 +1,291 @@
+"""``--snapshot-update`` edge cases: crash safety, floors, selection, overrides, options."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+CRASHING = {
+    "test_call_crash": """
+        import os
+        from pytest_ragcheck import ragcheck
+
+        @ragcheck("golden.jsonl", k=5)
+        def test_call(ragcheck, retriever):
+            if os.environ.get("RAGCHECK_TEST_CRASH"):
+                raise RuntimeError("crashed before the evaluation")
+            ragcheck(retriever)
+    """,
+    "test_setup_crash": """
+        import os
+        import pytest
+        from pytest_ragcheck import ragcheck
+
+        @pytest.fixture
+        def index():
+            if os.environ.get("RAGCHECK_TEST_CRASH"):
+                raise RuntimeError("the index could not be built")
+
+        @ragcheck("golden.jsonl", k=5)
+        def test_setup(index, retriever, ragcheck):
+            ragcheck(retriever)
+    """,
+    "test_module_crash": """
+        import os
+        from pytest_ragcheck import ragcheck
+
+        def setup_module(module):
+            if os.environ.get("RAGCHECK_TEST_CRASH"):
+                raise RuntimeError("module setup failed")
+
+        @ragcheck("golden.jsonl", k=5)
+        def test_module(ragcheck, retriever):
+            ragcheck(retriever)
+    """,
+    "test_between_calls": """
+        import os
+        from pytest_ragcheck import ragcheck
+
+        @ragcheck("golden.jsonl", k=5)
+        def test_twice(ragcheck, retriever):
+            ragcheck(retriever)
+            if os.environ.get("RAGCHECK_TEST_CRASH"):
+                raise RuntimeError("crashed between two evaluations")
+            ragcheck(retriever, metrics=["recall"])
+    """,
+    "test_fine": """
+        from pytest_ragcheck import ragcheck
+
+        @ragcheck("golden.jsonl", k=5)
+        def test_fine(ragcheck, retriever):
+            ragcheck(retriever)
+    """,
+}
+
+#: Baselines of evaluations that never ran in the crashing run.
+PROTECTED = {
+    "__snapshots__/test_call_crash/test_call[ragcheck].json",
+    "__snapshots__/test_setup_crash/test_setup[ragcheck].json",
+    "__snapshots__/test_module_crash/test_module[ragcheck].json",
+    "__snapshots__/test_between_calls/test_twice[ragcheck-2].json",
+}
+#: Baselines of evaluations that did run (and are re-recorded).
+UPDATED = {
+    "__snapshots__/test_between_calls/test_twice[ragcheck].json",
+    "__snapshots__/test_fine/test_fine[ragcheck].json",
+}
+
+
+def snapshot_bytes(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted((root / "__snapshots__").rglob("*"))
+        if p.is_file()
+    }
+
+
+def crash_project(suite) -> dict[str, bytes]:  # type: ignore[no-untyped-def]
+    suite.golden()
+    suite.retriever()
+    for name, source in CRASHING.items():
+        suite.test(source, name=name)
+    result = suite.run("--snapshot-update")
+    result.assert_outcomes(passed=len(CRASHING))
+    created = snapshot_bytes(suite.path)
+    assert set(created) == PROTECTED | UPDATED
+    return created
+
+
+def test_crashed_tests_keep_their_baselines(suite, run_mode, monkeypatch) -> None:
+    created = crash_project(suite)
+    suite.retriever(suite.WORSE)  # the test that runs re-records its baseline
+    monkeypatch.setenv("RAGCHECK_TEST_CRASH", "1")
+    result = suite.run("--snapshot-update", *run_mode)
+    result.assert_outcomes(passed=1, failed=2, errors=2)
+    text = suite.text(result)
+    for message in (
+        "crashed before the evaluation",
+        "the index could not be built",
+        "module setup failed",
+        "crashed between two evaluations",
+    ):
+        assert message in text
+    after = snapshot_bytes(suite.path)
+    assert set(after) == set(created), "a crashed test lost its baseline"
+    for path in PROTECTED:
+        assert after[path] == created[path], f"{path} changed"
+    for path in UPDATED:
+        assert after[path] != created[path], f"{path} was not re-recorded"
+    assert "deleted" not in text.lower()
+
+
+@pytest.mark.parametrize("run_mode", [pytest.param([], id="serial")])
+def test_without_the_protection_syrupy_would_delete_them(suite, run_mode, monkeypatch) -> None:
+    """The control: the crash-safety hook is what keeps the files (not luck or selection)."""
+    created = crash_project(suite)
+    suite.pytester.makeconftest(
+        (suite.path / "conftest.py").read_text()
+        + "\nimport pytest_ragcheck.baseline as _b\n_b.keep_baselines = lambda item: 0\n"
+    )
+    monkeypatch.setenv("RAGCHECK_TEST_CRASH", "1")
+    result = suite.run("--snapshot-update", *run_mode)
+    after = snapshot_bytes(suite.path)
+    assert "deleted" in suite.text(result).lower()
+    lost = set(created) - set(after)
+    assert lost >= {
+        "__snapshots__/test_call_crash/test_call[ragcheck].json",
+        "__snapshots__/test_setup_crash/test_setup[ragcheck].json",
+        "__snapshots__/test_module_crash/test_module[ragcheck].json",
+        "__snapshots__/test_between_calls/test_twice[ragcheck-2].json",
+    }
+
+
+FLOOR_TEST = """
+from pytest_ragcheck import ragcheck
+
+@ragcheck("golden.jsonl", k=5, min_mrr=0.9)
+def test_floor(ragcheck, retriever):
+    ragcheck(retriever)
+"""
+
+
+def test_floors_still_fail_in_update_mode_after_writing(suite, run_mode) -> None:
+    suite.golden()
+    suite.retriever()
+    suite.test(FLOOR_TEST)
+    suite.run("--snapshot-update").assert_outcomes(passed=1)
+    suite.retriever(suite.WORSE)
+    result = suite.run("--snapshot-update", *run_mode)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*Thresholds violated:*", "*mrr@5: 0.708 < 0.900 (floor)*"])
+    suite.assert_clean(result)
+    stored = json.loads(
+        (suite.path / "__snapshots__/test_rag/test_floor[ragcheck].json").read_text("utf-8")
+    )
+    assert stored["aggregates"]["mrr@5"] == 0.7083  # written first, then failed
+
+
+SELECTION = """
+import pytest
+from pytest_ragcheck import ragcheck
+
+@ragcheck("golden.jsonl", k=5)
+def test_alpha(ragcheck, retriever):
+    ragcheck(retriever)
+
+@pytest.mark.slow
+@ragcheck("golden.jsonl", k=5)
+def test_beta(ragcheck, retriever):
+    ragcheck(retriever)
+
+@ragcheck("golden.jsonl", k=3)
+@pytest.mark.parametrize("source", ["docs/faq.jsonl", "docs/faq"])
+def test_gamma(ragcheck, retriever, source):
+    ragcheck(retriever)
+"""
+
+
+def test_selection_updates_only_what_ran(suite, run_mode) -> None:
+    suite.golden()
+    suite.retriever()
+    suite.test(SELECTION)
+    suite.ini(markers="\n    slow: slow tests")
+    suite.run("--snapshot-update").assert_outcomes(passed=4)
+    created = snapshot_bytes(suite.path)
+    assert set(created) == {
+        "__snapshots__/test_rag/test_alpha[ragcheck].json",
+        "__snapshots__/test_rag/test_beta[ragcheck].json",
+        # Distinct, file-system-safe names for ids that differ only in "/" and ".".
+        "__snapshots__/test_rag/test_gamma[docs%2Ffaq.jsonl][ragcheck].json",
+        "__snapshots__/test_rag/test_gamma[docs%2Ffaq][ragcheck].json",
+    }
+    suite.retriever(suite.WORSE)
+    result = suite.run("--snapshot-update", "-k", "alpha", *run_mode)
+    result.assert_outcomes(passed=1, deselected=3)
+    after = snapshot_bytes(suite.path)
+    assert set(after) == set(created)
+    changed = {p for p in created if after[p] != created[p]}
+    assert changed == {"__snapshots__/test_rag/test_alpha[ragcheck].json"}
+
+    result = suite.run("--snapshot-update", "-m", "not slow", *run_mode)
+    result.assert_outcomes(passed=3, deselected=1)
+    after_m = snapshot_bytes(suite.path)
+    assert set(after_m) == set(created)
+    assert (
+        after_m["__snapshots__/test_rag/test_beta[ragcheck].json"]
+        == created["__snapshots__/test_rag/test_beta[ragcheck].json"]
+    )
+    assert "deleted" not in suite.text(result).lower()
+
+
+OVERRIDES = """
+from pytest_ragcheck import ragcheck
+
+@ragcheck("golden.jsonl", k=5)
+def test_override(ragcheck, retriever):
+    ragcheck(retriever, baseline=False)
+
+@ragcheck("golden.jsonl", k=5, baseline=False)
+def test_marker(ragcheck, retriever):
+    ragcheck(retriever)
+
+@ragcheck("golden.jsonl", k=5)
+def test_improves(ragcheck, retriever):
+    ragcheck(retriever)
+"""
+
+
+def test_baseline_false_and_fail_on_improvement(suite, run_mode) -> None:
+    suite.golden()
+    suite.retriever(suite.WORSE)
+    suite.test(OVERRIDES)
+    suite.run("--snapshot-update").assert_outcomes(passed=3)
+    assert set(snapshot_bytes(suite.path)) == {
+        "__snapshots__/test_rag/test_improves[ragcheck].json"
+    }
+    suite.retriever()
+    suite.ini(ragcheck_fail_on_improvement="true")
+    result = suite.run(*run_mode)
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*Improved beyond tolerance (ragcheck_fail_on_improvement is set*",
+            "*mrr@5: 0.708 → 1.000 (Δ +0.292, allowed 0.020*",
+            "*Run `pytest --snapshot-update` to accept the change as the new baseline.*",
+        ]
+    )
+    assert "FAILED test_rag.py::test_improves" in suite.text(result)
+    suite.assert_clean(result)
+
+
+def test_precision_ini(suite, run_mode) -> None:
+    suite.golden()
+    suite.retriever(suite.WORSE)
+    suite.test(OVERRIDES)
+    suite.ini(ragcheck_baseline_precision="2")
+    suite.run("--snapshot-update", *run_mode).assert_outcomes(passed=3)
+    stored = json.loads(
+        (suite.path / "__snapshots__/test_rag/test_improves[ragcheck].json").read_text("utf-8")
+    )
+    assert stored["precision"] == 2
+    assert stored["aggregates"]["mrr@5"] == 0.71
+    suite.ini(ragcheck_baseline_precision="many")
+    result = suite.run(*run_mode)
+    result.assert_outcomes(passed=2, failed=1)
+    assert "ini ragcheck_baseline_precision must be an integer 0-12" in suite.text(result)
+    suite.assert_clean(result)
+
+
+@pytest.mark.parametrize("run_mode", [pytest.param([], id="serial")])
+def test_syrupy_disabled_is_a_clear_failure(suite, run_mode) -> None:
+    suite.golden()
+    suite.retriever()
+    suite.test(OVERRIDES)
+    result = suite.run("-p", "no:syrupy", *run_mode)
+    result.assert_outcomes(passed=2, failed=1)
+    text = suite.text(result)
+    assert "baselines are stored with syrupy, but its `snapshot` fixture is not available" in text
+    assert "pass baseline=False" in text
+    suite.assert_clean(result)

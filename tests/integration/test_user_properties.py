@@ -1,0 +1,88 @@
+"""Metrics go to ``item.user_properties`` as ``ragcheck.<metric>``: --junitxml and xdist."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+# With suite.PERFECT at k=10 every relevant document is first: hit rate, MRR, recall, MAP and
+# nDCG are 1; precision@10 is (1 + 1 + 2 + 1) / 10 / 4 = 0.125.
+EXPECTED = {
+    "ragcheck.hit_rate@10": 1.0,
+    "ragcheck.mrr@10": 1.0,
+    "ragcheck.precision@10": 0.125,
+    "ragcheck.recall@10": 1.0,
+    "ragcheck.map@10": 1.0,
+    "ragcheck.ndcg@10": 1.0,
+}
+
+
+def _properties(path):
+    root = ET.parse(path).getroot()
+    found = {}
+    for case in root.iter("testcase"):
+        for prop in case.iter("property"):
+            found.setdefault(case.get("name"), {})[prop.get("name")] = prop.get("value")
+    return found
+
+
+def test_junitxml_has_metric_properties(suite, run_mode):
+    suite.golden()
+    suite.retriever()
+    suite.test(
+        """
+        from pytest_ragcheck import ragcheck
+
+        @ragcheck("golden.jsonl", baseline=False)
+        def test_rag(ragcheck, retriever):
+            ragcheck(retriever)
+
+        @ragcheck("golden.jsonl", baseline=False, min_precision=0.5)
+        def test_fails(ragcheck, retriever):
+            ragcheck(retriever)
+        """
+    )
+    xml = suite.path / "junit.xml"
+    result = suite.run(*run_mode, f"--junitxml={xml}")
+    result.assert_outcomes(passed=1, failed=1)
+    props = _properties(xml)
+    for name in ("test_rag", "test_fails"):  # a failing test records its metrics too
+        values = {k: v for k, v in props[name].items() if not k.startswith("ragcheck.latency_")}
+        assert {k: float(v) for k, v in values.items()} == pytest.approx(EXPECTED)
+        latency = {k for k in props[name] if k.startswith("ragcheck.latency_")}
+        assert latency == {
+            "ragcheck.latency_p50_ms",
+            "ragcheck.latency_p95_ms",
+            "ragcheck.latency_max_ms",
+        }
+
+
+def test_user_properties_visible_in_the_report(suite, run_mode):
+    """The report object on the controller carries the properties (what plugins read)."""
+    suite.golden()
+    suite.retriever()
+    suite.test(
+        """
+        from pytest_ragcheck import ragcheck
+
+        @ragcheck("golden.jsonl", k=2, baseline=False, metrics=["mrr"])
+        def test_rag(ragcheck, retriever):
+            ragcheck(retriever)
+        """
+    )
+    suite.pytester.makeconftest(
+        (suite.path / "conftest.py").read_text()
+        + """
+
+def pytest_runtest_logreport(report):
+    if report.when == "call":
+        print("PROPS", sorted(name for name, _ in report.user_properties))
+"""
+    )
+    result = suite.run(*run_mode, "-s")
+    result.assert_outcomes(passed=1)
+    assert (
+        "PROPS ['ragcheck.latency_max_ms', 'ragcheck.latency_p50_ms', "
+        "'ragcheck.latency_p95_ms', 'ragcheck.mrr@2']" in suite.text(result)
+    )

@@ -1,0 +1,264 @@
+"""The baseline comparison policy: tolerance, direction, significance, not comparable, update."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from baseline_data import make_result, per_case, settings, stored
+
+from pytest_ragcheck.policy import (
+    MetricCheck,
+    Verdict,
+    check_floors,
+    compare_with_baseline,
+)
+
+#: Eight cases at MRR 1.0: the baseline of most tests below.
+BEFORE = [1.0] * 8
+
+
+def compare(before: list[float], after: list[float], **kwargs: object):  # type: ignore[no-untyped-def]
+    marker = kwargs.pop("marker", {})
+    base = make_result(per_case("mrr@10", before))
+    now = make_result(per_case("mrr@10", after))
+    return now, compare_with_baseline(now, stored(base), settings(**marker), **kwargs)  # type: ignore[arg-type]
+
+
+def test_unchanged_rerun_passes_with_zero_delta() -> None:
+    _, comparison = compare(BEFORE, BEFORE)
+    check = comparison.checks["mrr@10"]
+    assert comparison.comparable
+    assert check.status == "pass"
+    assert check.delta == 0.0
+    assert check.baseline == 1.0
+    assert check.allowed == 0.02
+    assert check.p_value == 1.0
+    assert check.ci == (0.0, 0.0)
+    assert not comparison.problems
+    assert not comparison.notes
+
+
+def test_drop_beyond_tolerance_regresses_with_p_value_and_worst_cases() -> None:
+    after = [1.0, 0.5, 1.0, 0.25, 1.0, 1.0, 0.5, 1.0]
+    _, comparison = compare(BEFORE, after)
+    check = comparison.checks["mrr@10"]
+    assert check.status == "regressed"
+    assert check.failed
+    assert check.delta == pytest.approx(-0.2188)  # of the stored (rounded) aggregates
+    assert check.p_value == pytest.approx(1 / 8)  # 3 changed cases, all worse: 2**-3
+    assert check.ci is not None
+    assert check.ci[0] < -0.21875 < check.ci[1] < 0
+    line = check.regression_line()
+    assert line.startswith("mrr@10: 1.000 → 0.781 (Δ −0.219, allowed 0.020, p=0.125, 95% CI [")
+    assert [c.id for c in comparison.case_changes] == ["q04", "q02", "q07"]
+    worst = comparison.case_changes[0]
+    assert (worst.metric, worst.before, worst.after, worst.query) == (
+        "mrr@10",
+        1.0,
+        0.25,
+        "query q04",
+    )
+
+
+def test_drop_within_tolerance_passes() -> None:
+    before = [0.5] * 10
+    after = [0.5] * 9 + [0.35]  # mean drops by 0.015
+    _, comparison = compare(before, after)
+    check = comparison.checks["mrr@10"]
+    assert check.status == "pass"
+    assert check.delta == pytest.approx(-0.015)
+    assert not comparison.case_changes
+
+
+def test_tolerance_edge_is_allowed() -> None:
+    before = [0.5] * 10
+    after = [0.5] * 9 + [0.3]  # exactly the allowed 0.02
+    _, comparison = compare(before, after)
+    assert comparison.checks["mrr@10"].status == "pass"
+
+
+@pytest.mark.parametrize(
+    ("marker", "status"),
+    [
+        ({"tolerance": 0.3}, "pass"),
+        ({"tolerances": {"mrr": 0.3}}, "pass"),
+        ({"tolerance": 0.3, "tolerances": {"mrr@10": 0.01}}, "regressed"),
+    ],
+)
+def test_tolerance_and_per_metric_tolerances(marker: dict[str, object], status: str) -> None:
+    _, comparison = compare(BEFORE, [1.0, 0.5, 1.0, 0.25, 1.0, 1.0, 0.5, 1.0], marker=marker)
+    assert comparison.checks["mrr@10"].status == status
+
+
+def test_improvement_passes_and_is_pointed_out() -> None:
+    _, comparison = compare([0.5] * 8, [1.0] * 8)
+    check = comparison.checks["mrr@10"]
+    assert check.status == "improved"
+    assert not check.failed
+    assert not comparison.problems
+    assert comparison.improved == ["mrr@10"]
+    (note,) = comparison.notes
+    assert note.startswith("improved beyond tolerance: mrr@10: 0.500 → 1.000 (Δ +0.500")
+    assert "pytest --snapshot-update" in note
+
+
+def test_fail_on_improvement_asks_for_a_refresh() -> None:
+    _, comparison = compare([0.5] * 8, [1.0] * 8, fail_on_improvement=True)
+    assert comparison.checks["mrr@10"].status == "improved"
+    (problem,) = comparison.problems
+    assert "ragcheck_fail_on_improvement is set" in problem
+    assert "mrr@10: 0.500 → 1.000" in problem
+    assert "Run `pytest --snapshot-update`" in problem
+
+
+def test_lower_is_better_metric_regresses_when_it_rises() -> None:
+    before = make_result(per_case("mrr@10", [0.2] * 8))
+    now = make_result(per_case("mrr@10", [0.6] * 8))
+    lower = {"mrr@10": MetricCheck(name="mrr@10", value=0.6, higher_is_better=False)}
+    comparison = compare_with_baseline(now, stored(before), settings(), checks=lower)
+    check = comparison.checks["mrr@10"]
+    assert check.status == "regressed"
+    assert check.higher_is_better is False
+    assert [c.id for c in comparison.case_changes][:2] == ["q01", "q02"]
+    falling = compare_with_baseline(before, stored(now), settings(), checks=lower)
+    assert falling.checks["mrr@10"].status == "improved"
+
+
+def test_significance_lets_a_small_noisy_drop_pass() -> None:
+    # One case of eight lost its hit: the mean drops by 0.125, but a coin flip explains it.
+    after = [1.0] * 7 + [0.0]
+    _, gated = compare(BEFORE, after, marker={"significance": 0.05})
+    check = gated.checks["mrr@10"]
+    assert check.status == "pass"
+    assert check.p_value == pytest.approx(0.5)
+    assert "not significant: p=0.5 > significance 0.05" in check.note
+    assert "no change can reach p ≤ 0.05" in check.note
+    assert any("dropped beyond tolerance but not significant" in n for n in gated.notes)
+    assert not gated.case_changes
+    _, ungated = compare(BEFORE, after)
+    assert ungated.checks["mrr@10"].status == "regressed"
+
+
+def test_significance_still_fails_a_real_drop() -> None:
+    after = [0.5] * 6 + [0.0] * 2  # every case got worse
+    _, comparison = compare(BEFORE, after, marker={"significance": 0.05})
+    check = comparison.checks["mrr@10"]
+    assert check.status == "regressed"
+    assert check.p_value is not None
+    assert check.p_value <= 0.05
+
+
+def test_floor_violation_keeps_its_status_and_notes_the_regression() -> None:
+    now = make_result(per_case("mrr@10", [0.5] * 8))
+    marker = {"min_mrr": 0.9}
+    floors = check_floors(now, settings(**marker))
+    base = make_result(per_case("mrr@10", BEFORE))
+    comparison = compare_with_baseline(now, stored(base), settings(**marker), checks=floors.checks)
+    check = comparison.checks["mrr@10"]
+    assert check.status == "below_floor"
+    assert check.bound == 0.9
+    assert check.note.startswith("also regressed against the baseline: mrr@10: 1.000 → 0.500")
+    comparison.apply(floors)
+    message = floors.message(now)
+    assert "mrr@10: 0.500 < 0.900 (floor)" in message
+    assert "also regressed against the baseline" in message
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (
+            {"golden_hash": "ab" * 32},
+            "the golden set changed (content hash 3f3f3f3f3f3f → abababababab)",
+        ),
+        ({"k": 5}, "k changed (10 → 5)"),
+        ({"metric": "ndcg@10"}, "the metric list changed (added ndcg@10; removed mrr@10)"),
+        (
+            {"cases": 9},
+            "the golden set changed (content hash 3f3f3f3f3f3f → 3f3f3f3f3f3f, 8 → 9 cases)",
+        ),
+    ],
+)
+def test_changed_golden_set_k_or_metrics_is_not_comparable(
+    change: dict[str, object], reason: str
+) -> None:
+    base = make_result(per_case("mrr@10", BEFORE))
+    metric = str(change.get("metric", "mrr@10"))
+    k = int(change.get("k", 10))  # type: ignore[call-overload]
+    values = per_case(metric.replace("@10", f"@{k}"), [1.0] * int(change.get("cases", 8)))  # type: ignore[call-overload]
+    now = make_result(values, k=k, golden_hash=str(change.get("golden_hash", base.golden_hash)))
+    comparison = compare_with_baseline(
+        now, stored(base), settings(), source="__snapshots__/t/x.json"
+    )
+    assert not comparison.comparable
+    assert reason in comparison.reasons
+    (problem,) = comparison.problems
+    assert problem.startswith(f"baseline not comparable: {reason}")
+    assert "re-run with --snapshot-update" in problem
+    assert "__snapshots__/t/x.json" in problem
+    assert not comparison.checks
+    updating = compare_with_baseline(now, stored(base), settings(), update=True)
+    assert not updating.problems
+    assert updating.notes == [f"baseline re-recorded ({'; '.join(updating.reasons)})"]
+
+
+def test_update_mode_never_regresses_and_says_what_moved() -> None:
+    _, comparison = compare(BEFORE, [0.5] * 8, update=True)
+    check = comparison.checks["mrr@10"]
+    assert check.status == "pass"
+    assert check.delta == -0.5
+    assert not comparison.problems
+    assert comparison.notes == ["baseline re-recorded: mrr@10 1.000 → 0.500"]
+
+
+def test_values_are_compared_as_stored() -> None:
+    # 1/3 is stored as 0.3333; the same run again must compare equal, not off by 3e-5.
+    result = make_result(per_case("mrr@10", [1 / 3, 2 / 3, 1 / 7]))
+    comparison = compare_with_baseline(result, stored(result), settings(tolerance=0.0))
+    assert comparison.checks["mrr@10"].delta == 0.0
+    assert comparison.checks["mrr@10"].status == "pass"
+
+
+def test_apply_and_message_show_regressions_cases_and_hint() -> None:
+    now, comparison = compare(BEFORE, [1.0, 0.5, 1.0, 0.25, 1.0, 1.0, 0.5, 1.0])
+    verdict = check_floors(now, settings(), header="golden.jsonl (8 cases, k=10)")
+    comparison.apply(verdict)
+    assert verdict.failed
+    message = verdict.message(now)
+    lines = message.splitlines()
+    assert lines[0] == "ragcheck failed for golden.jsonl (8 cases, k=10)"
+    assert "Regressed against the baseline:" in lines
+    assert any(
+        line.startswith("  mrr@10: 1.000 → 0.781 (Δ −0.219, allowed 0.020, p=0.125")
+        for line in lines
+    )
+    assert "  cases that got worse most (mrr@10, before → after):" in lines
+    assert "    q04  'query q04'  1.000 → 0.250" in lines
+    assert (
+        lines[-1]
+        == "If this change is intended, run `pytest --snapshot-update` to accept the change as the new baseline."
+    )
+    # The latency check from the floors is untouched by the baseline comparison.
+    assert verdict.checks["latency_p95_ms"].baseline is None
+
+
+def test_several_metrics_pick_the_one_that_regressed_most_for_the_cases() -> None:
+    base_values = {f"q{i}": {"mrr@10": 1.0, "recall@10": 1.0} for i in range(6)}
+    now_values = {f"q{i}": {"mrr@10": 0.9, "recall@10": 0.5 if i < 2 else 1.0} for i in range(6)}
+    base = make_result(base_values)
+    now = make_result(now_values)
+    comparison = compare_with_baseline(now, stored(base), settings(metrics=["mrr", "recall"]))
+    assert sorted(comparison.regressed) == ["mrr@10", "recall@10"]
+    assert {c.metric for c in comparison.case_changes} == {"recall@10"}  # dropped by 0.167 > 0.1
+    assert [c.id for c in comparison.case_changes] == ["q0", "q1"]
+
+
+def test_checks_are_frozen_copies() -> None:
+    floors = {"mrr@10": MetricCheck(name="mrr@10", value=0.5)}
+    _, comparison = compare(BEFORE, [0.5] * 8, checks=floors)
+    assert floors["mrr@10"].baseline is None  # the input is not mutated
+    assert dataclasses.is_dataclass(comparison.checks["mrr@10"])
+    verdict = Verdict(checks=dict(floors))
+    comparison.apply(verdict)
+    assert verdict.checks["mrr@10"].status == "regressed"
