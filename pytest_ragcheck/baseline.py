@@ -16,7 +16,12 @@ Crash safety: syrupy deletes a stored snapshot that no assertion touched during
 :func:`keep_baselines` (called by the plugin from ``pytest_runtest_makereport``) asserts the
 stored text, so the file counts as used and is kept, byte for byte.
 
-Works with syrupy 5.5 through 7.x: only the extension API common to both is used.
+Names: ``__snapshots__/<test file>/<test name>[ragcheck].json`` (syrupy's layout and named
+index); characters a file name cannot hold are percent-encoded rather than dropped, so names
+stay unique, and :meth:`RagcheckSnapshotExtension.matches_test_location` relates them to their
+test for syrupy's unused-snapshot logic (``-k``, skipped tests).
+
+Works with syrupy 5.5 through 7.x: only the extension API common to both is relied on.
 """
 
 from __future__ import annotations
@@ -57,11 +62,12 @@ __all__ = [
 
 #: ini key for the decimals kept in baseline files.
 PRECISION_INI = "ragcheck_baseline_precision"
-#: The syrupy assertion of the running test, shared by its ragcheck calls (index 0, 1, ...).
+#: The syrupy assertion of the running test, shared by its ragcheck calls.
 _ASSERTION = pytest.StashKey[Any]()
 #: Number of baseline checks the running test has made so far.
 _CALLS = pytest.StashKey[int]()
-#: Baseline file -> the test that used it (to catch two parametrized ids sanitised alike).
+#: Baseline file -> the test that used it. Names are unique by construction; this guards
+#: against the one-in-2**48 clash of two cut (over-long) names.
 _OWNERS = pytest.StashKey[dict[str, str]]()
 #: syrupy snapshot index used for baselines (see ``_index``).
 INDEX_NAME = "ragcheck"
@@ -284,7 +290,10 @@ def check_baseline(
     the reports: ``status`` is one of ``created``, ``updated``, ``compared``, ``missing``,
     ``not_comparable``, ``corrupt``, ``kept`` (the evaluation failed, so the stored baseline
     was neither compared nor replaced) or ``disabled``; ``path`` is the file (relative to the
-    rootdir); ``values`` the aggregates the file holds after this run.
+    rootdir); ``values`` the aggregates the file holds after this run; ``previous`` the ones it
+    held before (when updated); ``cases`` the per-case baseline values compared against;
+    ``regressed``/``improved`` metric names; ``reasons`` (not comparable) or ``problem``
+    (unreadable file) say what is wrong.
     """
     if not settings.baseline:
         return {"status": "disabled", "path": None, "values": {}}
@@ -324,9 +333,8 @@ def check_baseline(
     other = _claim(config, location, item.nodeid)
     if other is not None:
         verdict.problems.append(
-            f"{other} and this test map to the same baseline file {path}: their parametrize "
-            "ids differ only in characters that cannot be in a file name; give them distinct "
-            "ids (pytest.param(..., id='...'))"
+            f"{other} and this test map to the same baseline file {path}; give them "
+            "distinct, shorter parametrize ids (pytest.param(..., id='...'))"
         )
         info["status"] = "kept"
         return info
@@ -395,6 +403,9 @@ def check_baseline(
     )
     comparison.apply(verdict)
     info["values"] = dict(stored.aggregates)
+    if comparison.comparable:
+        # Per-case baseline values for the reports (case id -> metric -> value).
+        info["cases"] = {case_id: dict(values) for case_id, values in stored.cases.items()}
     info["regressed"] = comparison.regressed
     info["improved"] = comparison.improved
     if comparison.reasons:

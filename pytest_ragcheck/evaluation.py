@@ -278,4 +278,6 @@ def _run_judge(
         "cached": run.cached,
         "missing": run.missing,
         "failure": run.failure_summary(),
+        # corrupt cache entries that were judged again, a cache folder that cannot be written
+        "warnings": list(run.warnings),
     }

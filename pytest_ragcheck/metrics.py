@@ -21,6 +21,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from itertools import chain, count, repeat
@@ -46,6 +47,7 @@ __all__ = [
     "ndcg_exp",
     "precision",
     "r_precision",
+    "rank_scores",
     "recall",
 ]
 
@@ -349,6 +351,30 @@ def latency_percentiles(latencies_ms: Sequence[float]) -> dict[str, float]:
     }
 
 
+def rank_scores(scores: Mapping[str, float]) -> list[str]:
+    """The ids of a ``{doc_id: score}`` mapping in trec_eval's rank order.
+
+    Score descending, ties broken by doc id descending (code-point order, which is UTF-8 byte
+    order, i.e. trec_eval's ``strcmp``). Like trec_eval, scores are compared as single-precision
+    floats: two scores that round to the same float32 are a tie. This is the order
+    :func:`evaluate_run` uses for runs of score mappings.
+    """
+    if not isinstance(scores, Mapping):
+        raise TypeError(f"scores must be a mapping {{doc_id: score}}, got {type(scores).__name__}")
+    docs = list(scores)
+    for doc in docs:
+        if not isinstance(doc, str):
+            raise TypeError(f"document ids must be str, got {type(doc).__name__} {doc!r}")
+    try:
+        rounded = array("f", scores.values()).tolist()  # C float cast, exactly like trec_eval
+    except TypeError as exc:
+        raise TypeError(f"scores must be numbers ({exc})") from None
+    if any(x != x for x in rounded):
+        raise ValueError("scores must not be NaN")
+    order = sorted(range(len(docs)), key=lambda i: (rounded[i], docs[i]), reverse=True)
+    return [docs[i] for i in order]
+
+
 # --------------------------------------------------------------------------------------------
 # the batch engine
 
@@ -385,9 +411,8 @@ def evaluate_run(
 ) -> dict[str, FloatArray]:
     """Compute rank metrics for every query of a run at once.
 
-    ``run`` maps each query id to its ids in rank order, or to ``{doc_id: score}`` (ranked by
-    score descending, ties by doc id descending in code-point order = UTF-8 byte order, exactly
-    as trec_eval; the values of one run must all be of the same kind). ``qrels`` maps query ids
+    ``run`` maps each query id to its ids in rank order, or to ``{doc_id: score}`` (ranked as
+    trec_eval does, see :func:`rank_scores`; the values of one run must all be of one kind). ``qrels`` maps query ids
     to ``{doc_id: grade}``; a query missing from ``qrels`` has no relevant document and scores
     0. ``metrics`` are names (``"mrr@10"``; a bare name takes ``k``, default the whole
     ranking) or :class:`MetricSpec` objects. Returns ``{canonical name: array}`` with one
@@ -511,7 +536,7 @@ def _gather_lists(
     rels: list[Mapping[str, int]],
     labels: Sequence[str] | None,
     offset: int,
-    judged: list[Any],
+    judged: list[Any] | bytearray,
     n_judged: list[int],
     lengths: list[int],
     positions: list[int],
@@ -549,10 +574,10 @@ def _gather_scores(
     rels: list[Mapping[str, int]],
     labels: Sequence[str] | None,
     offset: int,
-    judged: list[Any],
+    judged: list[Any] | bytearray,
     n_judged: list[int],
     lengths: list[int],
-    dense: list[int],
+    dense: list[int] | bytearray,
 ) -> None:
     """The one Python-level pass over a block of {doc: score} rankings.
 
@@ -619,14 +644,22 @@ class _Block:
         ideal_cap: int | None,
     ) -> _Block:
         """Gather one block; ``depth_cap``/``ideal_cap`` bound the columns (None = all)."""
-        judged: list[Any] = []  # all judged grades, query after query
-        n_judged: list[int] = []
-        lengths: list[int] = []
-        # list runs: the 0-based rank of each judged doc, -1 if absent; score runs: the grade
-        # of each retrieved doc, in mapping order
-        found: list[int] = []
         gather = _gather_scores if by_score else _gather_lists
-        gather(values, rels, labels, offset, judged, n_judged, lengths, found)
+        # Grades are usually small non-negative ints: gather them into bytearrays (no Python
+        # int list, no conversion pass). A grade outside 0..255 (or not an int) makes
+        # bytearray.extend raise; the block is then gathered again into plain lists, which
+        # also produces the precise error message for a bad grade.
+        try:
+            judged: Any = bytearray()  # all judged grades, query after query
+            # list runs: the 0-based rank of each judged doc (-1 if absent), always a list;
+            # score runs: the grade of each retrieved doc in mapping order
+            found: Any = bytearray() if by_score else []
+            n_judged: list[int] = []
+            lengths: list[int] = []
+            gather(values, rels, labels, offset, judged, n_judged, lengths, found)
+        except (TypeError, ValueError, OverflowError):
+            judged, found, n_judged, lengths = [], [], [], []
+            gather(values, rels, labels, offset, judged, n_judged, lengths, found)
         rows = len(lengths)
         grades_flat = _judged_array(judged, rels, labels, offset)
         judged_counts = np.array(n_judged, dtype=np.int64)
@@ -761,9 +794,14 @@ def _exp_gain_table(max_grade: int) -> FloatArray:
 
 
 def _judged_array(
-    judged: list[Any], rels: list[Mapping[str, int]], labels: list[str] | None, offset: int
+    judged: list[Any] | bytearray,
+    rels: list[Mapping[str, int]],
+    labels: list[str] | None,
+    offset: int,
 ) -> IntArray:
     """All judged grades as int64, rejecting floats, strings and other non-integers."""
+    if isinstance(judged, bytearray):  # only ints in 0..255 got in
+        return np.frombuffer(judged, dtype=np.uint8).astype(np.int64)
     arr = np.array(judged) if judged else np.zeros(0, dtype=np.int64)
     if arr.dtype.kind in "iub" and arr.ndim == 1:
         return arr.astype(np.int64, copy=False)
@@ -776,7 +814,7 @@ def _judged_array(
 def _rank_by_score(
     values: list[Any],
     rels: list[Mapping[str, int]],
-    dense: list[int],
+    dense: list[int] | bytearray,
     lens: IntArray,
     width: int,
     depth: int,
@@ -785,16 +823,17 @@ def _rank_by_score(
 ) -> IntArray:
     """Grades in rank order (first ``depth`` ranks) for ``{doc: score}`` rankings.
 
-    numpy sorts every row by score; it knows nothing of doc ids, so a row where tied scores
-    could change the result (a tie between docs of different grades within the first
-    ``depth`` + 1 ranks) is re-ranked exactly in Python: score desc, then doc id desc, as
-    trec_eval does.
+    numpy sorts every row by its float32 scores (see :func:`rank_scores`); it knows nothing of
+    doc ids, so a row where tied scores could change the result (a tie between docs of
+    different grades within the first ``depth`` ranks, or a tie across the cut) is re-ranked
+    exactly by :func:`rank_scores`.
     """
     total = int(lens.sum())
     try:
-        scores_flat = np.fromiter(
-            chain.from_iterable(v.values() for v in values), dtype=np.float64, count=total
-        )
+        with np.errstate(over="ignore"):  # like trec_eval: too large for float32 -> inf
+            scores_flat = np.fromiter(
+                chain.from_iterable(v.values() for v in values), dtype=np.float32, count=total
+            )
     except (TypeError, ValueError) as exc:
         raise TypeError(f"run: scores must be numbers ({exc})") from None
     nan = np.isnan(scores_flat)
@@ -803,21 +842,24 @@ def _rank_by_score(
         raise ValueError(
             f"run: scores must not be NaN (found one in {_label(labels, offset + row)})"
         )
-    grades_flat = np.fromiter(dense, dtype=np.int64, count=total)
-    np.maximum(grades_flat, 0, out=grades_flat)  # negative grades count as 0
+    if isinstance(dense, bytearray):  # grades known to be in 0..255
+        grades_flat: npt.NDArray[np.integer[Any]] = np.frombuffer(dense, dtype=np.uint8)
+    else:
+        grades_flat = np.fromiter(dense, dtype=np.int64, count=total)
+        np.maximum(grades_flat, 0, out=grades_flat)  # negative grades count as 0
     rows = len(lens)
     if rows * width == total:  # every ranking has the same length
         scores = scores_flat.reshape(rows, width)
         grades = grades_flat.reshape(rows, width)
     else:
         at = _pad_index(lens)
-        scores = np.full((rows, width), np.nan)  # NaN sorts last and never ties
+        scores = np.full((rows, width), np.nan, dtype=np.float32)  # sorts last, never ties
         scores[at] = scores_flat
-        grades = np.zeros((rows, width), dtype=np.int64)
+        grades = np.zeros((rows, width), dtype=grades_flat.dtype)
         grades[at] = grades_flat
     order = np.argsort(-scores, axis=1)[:, : depth + 1]
     ranked_scores = np.take_along_axis(scores, order, axis=1)
-    graded: IntArray = np.take_along_axis(grades, order[:, :depth], axis=1)
+    graded: IntArray = np.take_along_axis(grades, order[:, :depth], axis=1).astype(np.int64)
     # rows to redo: a tie between different grades inside the top ``depth``, or any tie across
     # the cut (a doc from below it may belong above it)
     tie = ranked_scores[:, 1:] == ranked_scores[:, :-1]
@@ -825,8 +867,7 @@ def _rank_by_score(
     if tie.shape[1] >= depth:
         risky |= tie[:, depth - 1]
     for row in np.flatnonzero(risky).tolist():
-        ranking: Mapping[str, float] = values[row]
         rel = rels[row]
-        ordered = sorted(ranking, key=lambda doc: (ranking[doc], doc), reverse=True)[:depth]
+        ordered = rank_scores(values[row])[:depth]
         graded[row, : len(ordered)] = [max(rel.get(doc, 0), 0) for doc in ordered]
     return graded

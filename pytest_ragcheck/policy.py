@@ -194,7 +194,12 @@ def _worst_lines(result: Result, name: str, *, below: float | None) -> list[str]
     lines = [
         f"    worst cases for {name} ({under} of {len(result.evaluated)} under {format_value(below)}):"
     ]
-    lines += [f"      {c.id}  {_short(c.query)}  {format_value(c.values[name])}" for c in worst]
+    for c in worst:
+        lines.append(f"      {c.id}  {_short(c.query)}  {format_value(c.values[name])}")
+        if c.judge.get(name):  # a judge metric: the judge's worst verdicts and reasons
+            from pytest_ragcheck.judge.run import summarize_details
+
+            lines.append(f"        judge: {summarize_details(c.judge[name])}")
     return lines
 
 
@@ -245,6 +250,7 @@ def check_floors(result: Result, settings: Settings, *, header: str = "") -> Ver
     failure = judge.get("failure")
     if failure:
         verdict.problems.append(str(failure))
+    verdict.notes.extend(str(w) for w in judge.get("warnings") or [])
     return verdict
 
 

@@ -77,7 +77,10 @@ def _jsonl(path: Path) -> Iterable[dict[str, str]]:
 
 def load_cranfield(folder: Path = CRANFIELD) -> Collection:
     """The Cranfield collection as normalised in ``tests/data/cranfield/README.md``."""
-    corpus = {d["id"]: f"{d.get('title', '')} {d.get('text', '')}" for d in _jsonl(folder / "corpus.jsonl")}
+    corpus = {
+        d["id"]: f"{d.get('title', '')} {d.get('text', '')}"
+        for d in _jsonl(folder / "corpus.jsonl")
+    }
     queries = {q["id"]: q["text"] for q in _jsonl(folder / "queries.jsonl")}
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
     with (folder / "qrels.tsv").open(encoding="utf-8", newline="") as fh:

@@ -8,6 +8,7 @@ computed colours, hit-testing), click like a user and take screenshots. Chromium
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import select
@@ -95,20 +96,16 @@ class Browser:
         self.close()
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self.send("Browser.close", session=False, timeout=5)
-        except Exception:
-            pass
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(timeout=10)
         for fd in (self._cmd, self._out):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
 
     def _read_message(self, deadline: float) -> dict[str, Any]:
         while b"\0" not in self._buffer:
@@ -167,9 +164,7 @@ class Browser:
     def click(self, x: float, y: float) -> None:
         """A real mouse click at page coordinates (viewport pixels)."""
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
-            self.send(
-                "Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1
-            )
+            self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
 
     def screenshot(self, path: Path, *, full_page: bool = True) -> Path:
         params: dict[str, Any] = {"format": "png", "captureBeyondViewport": full_page}

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 from pytest_ragcheck.judge.prompts import Prompt
 from pytest_ragcheck.judge.schemas import MalformedAnswer, validate_answer
 
-__all__ = ["CacheRead", "VerdictCache", "cache_key", "public_api_base"]
+__all__ = ["CacheRead", "KeySpace", "VerdictCache", "cache_key", "public_api_base"]
 
 FORMAT = 1
 
@@ -44,6 +44,44 @@ def public_api_base(api_base: str | None) -> str | None:
     return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
 
 
+def _canonical(value: object) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+class KeySpace:
+    """Keys of one (model, api_base, prompt, sampling): only the messages vary.
+
+    The key is sha256 over the canonical JSON of the fixed parts, a newline, then each
+    rendered message as ``role``, the length of its content and the content (length-prefixed,
+    so unambiguous); the fixed parts are hashed once per run.
+    """
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        api_base: str | None,
+        prompt: Prompt,
+        sampling: Mapping[str, Any],
+    ) -> None:
+        fixed = {
+            "format": FORMAT,
+            "model": model,
+            "api_base": public_api_base(api_base),
+            "prompt": {"id": prompt.id, "version": prompt.version},
+            "schema": prompt.response_format,
+            "sampling": dict(sampling),
+        }
+        self._hash = hashlib.sha256(_canonical(fixed) + b"\n")
+
+    def key(self, messages: list[dict[str, str]]) -> str:
+        digest = self._hash.copy()
+        for message in messages:
+            content = message["content"]
+            digest.update(f"{message['role']}\n{len(content)}\n{content}\n".encode())
+        return digest.hexdigest()
+
+
 def cache_key(
     *,
     model: str,
@@ -53,17 +91,7 @@ def cache_key(
     sampling: Mapping[str, Any],
 ) -> str:
     """The content address of one judge call (sha256 hex)."""
-    material = {
-        "format": FORMAT,
-        "model": model,
-        "api_base": public_api_base(api_base),
-        "prompt": {"id": prompt.id, "version": prompt.version},
-        "messages": messages,
-        "schema": prompt.response_format,
-        "sampling": dict(sampling),
-    }
-    blob = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return KeySpace(model=model, api_base=api_base, prompt=prompt, sampling=sampling).key(messages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,19 +107,22 @@ class VerdictCache:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        self._root = str(self.root)
 
     def path(self, prompt: Prompt, key: str) -> Path:
         return self.root / prompt.id / key[:2] / f"{key}.json"
 
     def get(self, prompt: Prompt, key: str) -> CacheRead:
         """The cached answer for ``key``; a missing entry is ``CacheRead(None)``."""
-        path = self.path(prompt, key)
+        # plain strings, not pathlib, on this path: a cached run reads thousands of entries
+        name = os.path.join(self._root, prompt.id, key[:2], key + ".json")
         try:
-            raw = path.read_bytes()
+            with open(name, "rb") as fh:
+                raw = fh.read()
         except FileNotFoundError:
             return CacheRead(None)
         except OSError as exc:
-            return CacheRead(None, f"cannot read cache entry {path}: {exc}")
+            return CacheRead(None, f"cannot read cache entry {name}: {exc}")
         try:
             entry = json.loads(raw)
             if not isinstance(entry, dict):
@@ -100,7 +131,7 @@ class VerdictCache:
                 raise MalformedAnswer("its key does not match its file name")
             answer = validate_answer(prompt.kind, entry.get("answer"))
         except (ValueError, MalformedAnswer) as exc:
-            return CacheRead(None, f"corrupt cache entry {path} ({exc}); judging it again")
+            return CacheRead(None, f"corrupt cache entry {name} ({exc}); judging it again")
         return CacheRead(answer)
 
     def put(

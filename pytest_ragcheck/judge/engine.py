@@ -13,13 +13,14 @@ import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 from pytest_ragcheck.config import JudgeSettings
 from pytest_ragcheck.errors import ConfigError
 from pytest_ragcheck.judge import client as judge_client
 from pytest_ragcheck.judge import scoring
-from pytest_ragcheck.judge.cache import VerdictCache, cache_key
+from pytest_ragcheck.judge.cache import KeySpace, VerdictCache
 from pytest_ragcheck.judge.client import (
     INSTALL_HINT,
     Budget,
@@ -140,7 +141,8 @@ class _Planner:
         self.settings = settings
         self.model = settings.model or ""
         self.jobs: dict[str, _Job] = {}
-        self._judgments: dict[tuple[str, str], _Judgment] = {}
+        self._judgments: dict[tuple[Any, ...], _Judgment] = {}
+        self._spaces: dict[str, list[tuple[KeySpace, dict[str, Any]]]] = {}
 
     def _samplings(self) -> list[dict[str, Any]]:
         n = self.settings.samples
@@ -148,33 +150,53 @@ class _Planner:
             return [{"temperature": SINGLE_TEMPERATURE}]
         return [{"temperature": SAMPLE_TEMPERATURE, "sample": i} for i in range(n)]
 
+    def _key_spaces(self, prompt: Prompt) -> list[tuple[KeySpace, dict[str, Any]]]:
+        spaces = self._spaces.get(prompt.id)
+        if spaces is None:
+            spaces = [
+                (
+                    KeySpace(
+                        model=self.model,
+                        api_base=self.settings.api_base,
+                        prompt=prompt,
+                        sampling=sampling,
+                    ),
+                    sampling,
+                )
+                for sampling in self._samplings()
+            ]
+            self._spaces[prompt.id] = spaces
+        return spaces
+
     def judgment(
-        self, prompt: Prompt, messages: list[dict[str, str]], inputs: dict[str, Any]
+        self,
+        prompt: Prompt,
+        ident: tuple[Any, ...],
+        inputs: Callable[[], dict[str, Any]],
+        render: Callable[[], list[dict[str, str]]],
     ) -> _Judgment:
+        """The judgment for ``ident`` (planned once, however many cases/metrics need it)."""
+        found = self._judgments.get(ident)
+        if found is not None:
+            return found
+        messages = render()
+        data = inputs()
         jobs = []
-        for sampling in self._samplings():
-            key = cache_key(
-                model=self.model,
-                api_base=self.settings.api_base,
-                prompt=prompt,
-                messages=messages,
-                sampling=sampling,
-            )
+        for space, sampling in self._key_spaces(prompt):
+            key = space.key(messages)
             job = self.jobs.get(key)
             if job is None:
-                job = _Job(key, prompt, messages, sampling, inputs)
+                job = _Job(key, prompt, messages, sampling, data)
                 self.jobs[key] = job
             jobs.append(job)
-        ident = (prompt.id, jobs[0].key)
-        found = self._judgments.get(ident)
-        if found is None:
-            found = _Judgment(prompt, jobs)
-            self._judgments[ident] = found
+        found = _Judgment(prompt, jobs)
+        self._judgments[ident] = found
         return found
 
     def plan(self, item: JudgeItem, spec: MetricSpec) -> _Plan:
         prompt = METRIC_PROMPTS[spec.base]
         plan = _Plan(spec)
+        query = item.query
         reference = (item.reference_answer or "").strip()
         if prompt.needs_reference and not reference:
             plan.problem = (
@@ -190,21 +212,30 @@ class _Planner:
             if empty:
                 plan.problem = _no_text(empty)
                 return plan
-            messages = render_claims(prompt, query=item.query, reference=reference, chunks=chunks)
-            context = {"query": item.query, "reference_answer": reference, "context": list(chunks)}
-            plan.claims = self.judgment(prompt, messages, context)
+            plan.claims = self.judgment(
+                prompt,
+                (prompt.id, query, reference, tuple(chunks)),
+                lambda: {"query": query, "reference_answer": reference, "context": list(chunks)},
+                partial(render_claims, prompt, query=query, reference=reference, chunks=chunks),
+            )
             return plan
+        ref = reference if prompt.needs_reference else None
         for text in chunks:
             if not text.strip():
                 plan.chunks.append("the hit has no text to judge")
                 continue
-            ref = reference if prompt.needs_reference else None
-            messages = render_pair(prompt, query=item.query, chunk=text, reference=ref)
-            inputs: dict[str, Any] = {"query": item.query, "chunk": text}
-            if ref is not None:
-                inputs["reference_answer"] = ref
-            plan.chunks.append(self.judgment(prompt, messages, inputs))
+            inputs = partial(_pair_inputs, query, text, ref)
+            render = partial(render_pair, prompt, query=query, chunk=text, reference=ref)
+            plan.chunks.append(self.judgment(prompt, (prompt.id, query, text, ref), inputs, render))
         return plan
+
+
+def _pair_inputs(query: str, chunk: str, reference: str | None) -> dict[str, Any]:
+    """What a cache entry shows of a (query, chunk) judgment."""
+    inputs: dict[str, Any] = {"query": query, "chunk": chunk}
+    if reference is not None:
+        inputs["reference_answer"] = reference
+    return inputs
 
 
 def _no_text(ranks: Sequence[int]) -> str:
@@ -374,6 +405,7 @@ class _Scorer:
         self.run = run
         self.samples = samples
         self._reported: set[tuple[str, str]] = set()
+        self._summaries: dict[int, tuple[dict[str, Any], float]] = {}
 
     def _fail(self, case_id: str, metric: str, where: str, job: _Job) -> None:
         line = f"{metric}: {where}: {job.error}"
@@ -417,18 +449,27 @@ class _Scorer:
                 entries.append({"rank": rank, "error": failed.error, "cached": False})
                 self._fail(case_id, name, f"chunk {rank}", failed)
                 continue
-            entry, value = self._aggregate(judgment, rank)
+            summary, value = self._summary(judgment)
+            entry = {"rank": rank, **summary}
             entries.append(entry)
             values.append(value)
         details[name] = entries
         if ok:
             self.run.values.setdefault(case_id, {})[name] = _formula(plan.spec.base, values)
 
-    def _aggregate(self, judgment: _Judgment, rank: int) -> tuple[dict[str, Any], float]:
-        """One chunk's details entry and its value (1/0 for yes/no)."""
+    def _summary(self, judgment: _Judgment) -> tuple[dict[str, Any], float]:
+        """One chunk's details (without its rank) and its value (1/0 for yes/no), memoised:
+        a verdict is shared by metrics and cases."""
+        found = self._summaries.get(id(judgment))
+        if found is None:
+            found = self._aggregate(judgment)
+            self._summaries[id(judgment)] = found
+        return found
+
+    def _aggregate(self, judgment: _Judgment) -> tuple[dict[str, Any], float]:
         answers = judgment.answers
         kind = judgment.prompt.kind
-        entry: dict[str, Any] = {"rank": rank}
+        entry: dict[str, Any] = {}
         if kind == "verdict":
             votes = [a["verdict"] == "yes" for a in answers]
             verdict = scoring.majority(votes)

@@ -100,17 +100,37 @@ class JudgeRun:
         return " ".join(parts) if parts else None
 
     def explain(self, case_id: str, metric: str, *, limit: int = 3) -> str:
-        """The judge's reasons for one case and metric, compactly (for failure messages)."""
+        """The judge's worst verdicts and reasons for one case and metric (see below)."""
         return summarize_details(self.details.get(case_id, {}).get(metric, []), limit=limit)
 
 
+def _badness(entry: Mapping[str, Any]) -> float:
+    """Sort key: errors first, then the lowest verdicts (they explain a low score)."""
+    if "error" in entry:
+        return -1.0
+    if "claim" in entry:
+        return 1.0 if entry.get("attributed") else 0.0
+    if "verdict" in entry:
+        return 1.0 if entry["verdict"] == "yes" else 0.0
+    for name in ("grade", "score"):
+        value = entry.get(name)
+        if isinstance(value, int | float):
+            return float(value)
+    return 0.0
+
+
 def summarize_details(details: Sequence[Mapping[str, Any]], *, limit: int = 3) -> str:
-    """``#1 no: <reason>; #2 yes: <reason>`` from per-chunk (or per-claim) judge details."""
+    """The judge's worst verdicts with their reasons, compactly (for failure messages).
+
+    ``#2 verdict no: <reason>; #3 grade 0: <reason>`` — errors first, then the lowest
+    verdicts, grades, scores or unattributed claims, each with its rank.
+    """
+    worst = sorted(details, key=_badness)[:limit]
     parts: list[str] = []
-    for entry in details[:limit]:
+    for entry in worst:
         if "claim" in entry:
             mark = "attributed" if entry.get("attributed") else "not attributed"
-            parts.append(f"{entry.get('claim', '')!r} {mark}")
+            parts.append(f"claim {entry.get('claim', '')!r} {mark}")
             continue
         rank = entry.get("rank", "?")
         if "error" in entry:
@@ -120,9 +140,10 @@ def summarize_details(details: Sequence[Mapping[str, Any]], *, limit: int = 3) -
             if name in entry:
                 value = entry[name]
                 shown = f"{value:.2g}" if isinstance(value, float) else str(value)
-                parts.append(f"#{rank} {name} {shown}: {entry.get('reason', '')}".rstrip(": "))
+                reason = str(entry.get("reason") or "").strip()
+                parts.append(f"#{rank} {name} {shown}" + (f": {reason}" if reason else ""))
                 break
-    more = len(details) - limit
+    more = len(details) - len(worst)
     if more > 0:
-        parts.append(f"... {more} more")
+        parts.append(f"{more} more")
     return "; ".join(parts)

@@ -41,12 +41,12 @@ def _option(config: pytest.Config, name: str) -> Any:
 def report_paths(config: pytest.Config) -> list[Path]:
     """The ``--ragcheck-report`` paths: the command line's relative to the current folder,
     the ini file's relative to the rootdir."""
-    from pytest_ragcheck.report.files import parse_report_paths
-
     cli = config.getoption("ragcheck_report", default=None)
     raw = cli if cli else config.getini("ragcheck_report")
     if not raw:
         return []
+    from pytest_ragcheck.report.files import parse_report_paths
+
     base = Path(config.invocation_params.dir if cli else config.rootpath)
     return parse_report_paths(str(raw), base=base)
 
@@ -63,7 +63,7 @@ def check_report_option(config: pytest.Config) -> None:
 
 def report_header(config: pytest.Config) -> list[str]:
     """The ``pytest_report_header`` line: the effective ragcheck configuration."""
-    from pytest_ragcheck.report.progress import header_line
+    from pytest_ragcheck.report.header import header_line
 
     return [header_line(config)]
 

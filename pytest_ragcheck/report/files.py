@@ -8,7 +8,6 @@ on the other hand, is a usage error before any test runs (see :func:`report_path
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -58,7 +57,10 @@ def render(path: Path, document: Mapping[str, Any]) -> str:
     if suffix == ".json":
         import json
 
-        return json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+        # Compact: reports of large golden sets run to megabytes (``python -m json.tool``
+        # pretty-prints one).
+        text = json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return text + "\n"
     if suffix == ".md":
         from pytest_ragcheck.report.markdown import render_markdown
 
@@ -71,7 +73,7 @@ def render(path: Path, document: Mapping[str, Any]) -> str:
 def write_file(path: Path, text: str) -> None:
     """Write ``text`` atomically (a reader never sees half a report); creates the folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
     try:
         # open() rather than mkstemp: the file gets the usual permissions (umask), not 0600.
         with open(tmp, "x", encoding="utf-8", newline="\n") as handle:

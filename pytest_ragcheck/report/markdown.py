@@ -71,7 +71,12 @@ def _status(test: Mapping[str, Any]) -> str:
 def _metric_change(m: Mapping[str, Any]) -> str:
     name = m["name"]
     value = format_number(name, m.get("value"))
-    if m["status"] in ("regressed", "improved"):
+    if m["status"] == "improved":
+        return (
+            f"{name} {format_number(name, m.get('baseline'))} → {value} "
+            f"(improved {format_delta(name, m.get('delta'))})"
+        )
+    if m["status"] == "regressed":
         parts = [format_delta(name, m.get("delta"))]
         if m.get("allowed") is not None:
             parts.append(f"allowed {format_number(name, m['allowed'])}")
@@ -90,8 +95,9 @@ def _metric_change(m: Mapping[str, Any]) -> str:
 def changes(test: Mapping[str, Any]) -> str:
     """What a reader needs from one test in one cell: the failing metrics, else all values."""
     metrics: Sequence[Mapping[str, Any]] = test["metrics"]
-    notable = [m for m in metrics if m["status"] not in ("pass", "new")]
-    shown = notable or [m for m in metrics if m["kind"] != "latency"]
+    failing = [m for m in metrics if m["status"] not in ("pass", "new", "improved")]
+    improved = [m for m in metrics if m["status"] == "improved"]
+    shown = failing + improved or [m for m in metrics if m["kind"] != "latency"]
     text = " · ".join(_metric_change(m) for m in shown)
     if test.get("problems"):
         first = test["problems"][0].strip().splitlines()[0] if test["problems"][0].strip() else ""

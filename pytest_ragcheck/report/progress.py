@@ -1,4 +1,4 @@
-"""Live progress on a terminal, and the ``pytest_report_header`` line.
+"""Live progress on a terminal.
 
 On an interactive terminal a long evaluation shows one line that updates in place (cases
 done / total, judge calls made / cached, ETA), drawn after pytest's own output on the current
@@ -12,13 +12,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import pytest
 
-__all__ = ["LiveProgress", "format_eta", "header_line", "make_live_progress"]
+__all__ = ["LiveProgress", "format_eta", "make_live_progress"]
 
 #: Seconds between two redraws.
 REDRAW_EVERY = 0.1
@@ -159,45 +158,3 @@ def make_live_progress(config: pytest.Config, nodeid: str) -> LiveProgress | Non
     cleanup = _Cleanup(config, progress, nodeid)
     config.pluginmanager.register(cleanup)
     return progress
-
-
-def _shown_path(path: Path, root: Path) -> str:
-    try:
-        return str(path.relative_to(root))
-    except ValueError:
-        return str(path)
-
-
-def header_line(config: pytest.Config) -> str:
-    """``ragcheck: judge=..., judge cache=..., tolerance=..., concurrency=..., report=...``."""
-    from pytest_ragcheck.errors import RagcheckError
-    from pytest_ragcheck.plugin import _defaults
-    from pytest_ragcheck.report.record import safe_url
-
-    try:
-        defaults = _defaults(config)
-    except RagcheckError as exc:
-        return f"ragcheck: invalid configuration: {exc}"
-    judge = defaults.judge
-    root = Path(config.rootpath)
-    model = judge.model or "not set"
-    if judge.api_base:
-        model += f" at {safe_url(judge.api_base)}"
-    cache = "off" if judge.cache_dir is None else _shown_path(Path(judge.cache_dir), root)
-    if judge.offline:
-        cache += " (offline)"
-    parts = [
-        f"judge={model}",
-        f"judge cache={cache}",
-        f"tolerance={defaults.tolerance:g}",
-        f"concurrency={defaults.concurrency}",
-    ]
-    try:
-        from pytest_ragcheck.report import report_paths
-
-        paths = report_paths(config)
-    except ValueError:
-        paths = []
-    if paths:
-        parts.append("report=" + ", ".join(_shown_path(p, root) for p in paths))
-    return "ragcheck: " + ", ".join(parts)

@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 #: Characters kept of a retrieved chunk, a judge reason or a claim.
-TEXT_LIMIT = 280
+TEXT_LIMIT = 240
 #: Characters kept of a query and of an error message.
 QUERY_LIMIT = 1000
 #: Characters kept from the end of a retriever traceback.

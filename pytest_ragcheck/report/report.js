@@ -89,11 +89,14 @@
   function overview() {
     if (!tests.length) return el("p", { "class": "empty", text: "No ragcheck test ran." });
     var rows = attention.map(function (t) {
-      var notable = t.metrics.filter(function (m) { return m.status !== "pass" && m.status !== "new"; });
-      var shown = notable.length ? notable : qualityMetrics(t);
+      var failing = t.metrics.filter(function (m) { return FAILING[m.status]; });
+      var improved = t.metrics.filter(function (m) { return m.status === "improved"; });
+      var shown = failing.concat(improved);
+      if (!shown.length) shown = qualityMetrics(t);
       var text = shown.map(function (m) {
         var s = m.name + " " + fmt(m.name, m.value);
-        if ((m.status === "regressed" || m.status === "improved") && m.delta !== null) s += " (" + fmtDelta(m.name, m.delta) + ")";
+        if (m.status === "regressed" && m.delta !== null) s += " (" + fmtDelta(m.name, m.delta) + ")";
+        if (m.status === "improved" && m.delta !== null) s += " (improved " + fmtDelta(m.name, m.delta) + ")";
         if (m.status === "below_floor" || m.status === "above_ceiling") s += " (" + WORDS[m.status] + " " + fmt(m.name, m.bound) + ")";
         return s;
       }).join(" · ");
@@ -293,9 +296,10 @@
 
   function defaultMetric(t) {
     var q = qualityMetrics(t);
+    // The metric whose cases the baseline comparison singled out, else the first failing one.
+    if (t.case_changes && t.case_changes.length) return t.case_changes[0].metric;
     var bad = q.filter(function (m) { return FAILING[m.status]; });
     if (bad.length) return bad[0].name;
-    if (t.case_changes && t.case_changes.length) return t.case_changes[0].metric;
     return q.length ? q[0].name : null;
   }
 
@@ -359,13 +363,16 @@
       (c.latency_ms !== null ? " · " + c.latency_ms.toFixed(1) + " ms" : "") +
       (c.duplicates ? " · " + c.duplicates + " duplicate id(s) dropped" : "") +
       (c.tags && c.tags.length ? " · tags: " + c.tags.join(", ") : "")];
-    var values = el("table", { "class": "case-values" }, el("thead", null, el("tr", null, el("th", { text: "metric" }),
-      el("th", { "class": "num", text: "value" }), el("th", { "class": "num", text: "baseline" }), el("th", { "class": "num", text: "Δ" }))),
+    var hasBase = !!c.baseline_values;
+    var valueHead = [el("th", { text: "metric" }), el("th", { "class": "num", text: "value" })];
+    if (hasBase) valueHead.push(el("th", { "class": "num", text: "baseline" }), el("th", { "class": "num", text: "Δ" }));
+    var values = el("table", { "class": "case-values" }, el("thead", null, el("tr", null, valueHead)),
       el("tbody", null, names.map(function (n) {
         var v = caseValue(c, n), b = caseBaseline(c, n);
         var d = v !== null && b !== null ? v - b : null;
-        return el("tr", null, el("td", { "class": "mono", text: n }), el("td", { "class": "num", text: fmt(n, v) }),
-          el("td", { "class": "num", text: fmt(n, b) }), el("td", { "class": "num" + (d < 0 ? " worse" : d > 0 ? " better" : ""), text: fmtDelta(n, d) }));
+        var row = [el("td", { "class": "mono", text: n }), el("td", { "class": "num", text: fmt(n, v) })];
+        if (hasBase) row.push(el("td", { "class": "num", text: fmt(n, b) }), el("td", { "class": "num" + (d < 0 ? " worse" : d > 0 ? " better" : ""), text: fmtDelta(n, d) }));
+        return el("tr", { "data-metric": n }, row);
       })));
     var parts = [
       el("div", { "class": "drill-head" }, el("div", null, el("span", { "class": "meta", text: "Case " }), el("code", { "class": "case-id", text: c.id })),

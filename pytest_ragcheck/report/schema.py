@@ -135,7 +135,7 @@ class MetricEntry(_Strict):
 class HitEntry(_Strict):
     rank: int = Field(description="1-based position in the retriever's (deduplicated) list")
     id: str
-    text: str | None = Field(description="the chunk text, cut to 280 characters")
+    text: str | None = Field(description="the chunk text, cut to 240 characters")
     score: float | None
     grade: int = Field(description="graded relevance from the golden set (0 = not relevant)")
     spans: list[int] = Field(description="expected_texts spans this hit found first")

@@ -82,8 +82,9 @@ def _status_text(metric: Mapping[str, Any]) -> str:
     extra = []
     if metric.get("p_value") is not None and metric["status"] in ("regressed", "improved"):
         extra.append(f"p={metric['p_value']:.3g}")
-    if metric.get("note"):
-        extra.append(metric["note"])
+    note = metric.get("note") or ""
+    if note and not note.startswith(word):  # "improved beyond tolerance" says nothing new
+        extra.append(note)
     return f"{word} ({', '.join(extra)})" if extra else word
 
 
@@ -161,11 +162,14 @@ def _compact(test: Mapping[str, Any], markup: bool) -> Line:
     colour = {**_COLOURS.get(status, {}), "bold": True} if markup else {}
     name = test["nodeid"] + (f" [call {test['call'] + 1}]" if test.get("call") else "")
     parts: list[str] = []
-    notable = [m for m in test["metrics"] if m["status"] not in ("pass", "new")]
-    shown = notable or [m for m in test["metrics"] if m["kind"] != "latency"]
+    failing = [m for m in test["metrics"] if m["status"] not in ("pass", "new", "improved")]
+    improved = [m for m in test["metrics"] if m["status"] == "improved"]
+    shown = failing + improved or [m for m in test["metrics"] if m["kind"] != "latency"]
     for m in shown:
         text = f"{m['name']} {format_number(m['name'], m.get('value'))}"
-        if m["status"] in ("regressed", "improved") and m.get("delta") is not None:
+        if m["status"] == "improved":
+            text += f" (improved {format_delta(m['name'], m.get('delta'))})"
+        elif m["status"] == "regressed" and m.get("delta") is not None:
             text += f" ({format_delta(m['name'], m['delta'])}"
             if m.get("allowed") is not None:
                 text += f", allowed {format_number(m['name'], m['allowed'])}"
@@ -204,6 +208,8 @@ def render_summary(
         for problem in test.get("problems") or []:
             lines.append([("  ! " + _first_line(problem), _BAD if markup else {})])
         for note in test.get("notes") or []:
+            if note.startswith("improved beyond tolerance"):
+                continue  # listed with the update hint below
             lines.append([("  note: " + _first_line(note), {})])
         lines.append([])
     improved = [

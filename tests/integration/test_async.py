@@ -32,7 +32,7 @@ EXPECTED = """
 """
 
 
-def test_async_retrievers_in_a_sync_test(suite, run_mode):
+def test_async_retrievers_and_pytest_asyncio_tests(suite, run_mode):
     suite.golden()
     suite.retriever(extra=RETRIEVERS)
     suite.test(
@@ -48,15 +48,9 @@ def test_async_retrievers_in_a_sync_test(suite, run_mode):
                 result = ragcheck(retriever)
             """
         )
-        + EXPECTED
+        + EXPECTED,
+        name="test_sync",
     )
-    result = suite.run(*run_mode)
-    result.assert_outcomes(passed=2)
-
-
-def test_fixture_inside_pytest_asyncio_test(suite, run_mode):
-    suite.golden()
-    suite.retriever(extra=RETRIEVERS)
     suite.test(
         dedent(
             """
@@ -99,10 +93,11 @@ def test_fixture_inside_pytest_asyncio_test(suite, run_mode):
                 assert not hasattr(asyncio, "_nest_patched")
                 await asyncio.sleep(0)
             """
-        )
+        ),
+        name="test_asyncio",
     )
     result = suite.run(*run_mode)
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=5)
 
 
 def test_async_retriever_errors_and_timeouts(suite):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-def test_overrides_win_over_the_marker(suite, run_mode):
+def test_overrides_win_and_are_validated(suite, run_mode):
     suite.golden()
     suite.retriever()
     suite.test(
@@ -19,10 +19,18 @@ def test_overrides_win_over_the_marker(suite, run_mode):
             assert set(result.metrics) >= {"precision@2", "mrr@2"}
             assert "precision@5" not in result.metrics
             assert result["precision@2"] == 0.625
+
+        @ragcheck("golden.jsonl", baseline=False)
+        def test_unknown_keyword(ragcheck, retriever):
+            ragcheck(retriever, min_mrr=0.5, topk=3)
         """
     )
     result = suite.run(*run_mode)
-    result.assert_outcomes(passed=1)
+    result.assert_outcomes(passed=1, failed=1)
+    suite.assert_clean(result)
+    text = suite.text(result)
+    assert "ragcheck(...): unknown keyword 'topk'" in text
+    assert "valid keywords: cases, k, metrics" in text
 
 
 def test_override_floor_fails_the_test(suite):
@@ -61,26 +69,6 @@ def test_cases_given_in_the_call_without_marker(suite):
         """
     )
     suite.run().assert_outcomes(passed=1)
-
-
-def test_unknown_override_keyword_fails_cleanly(suite, run_mode):
-    suite.golden()
-    suite.retriever()
-    suite.test(
-        """
-        from pytest_ragcheck import ragcheck
-
-        @ragcheck("golden.jsonl", baseline=False)
-        def test_rag(ragcheck, retriever):
-            ragcheck(retriever, min_mrr=0.5, topk=3)
-        """
-    )
-    result = suite.run(*run_mode)
-    result.assert_outcomes(failed=1)
-    suite.assert_clean(result)
-    text = suite.text(result)
-    assert "ragcheck(...): unknown keyword 'topk'" in text
-    assert "valid keywords: cases, k, metrics" in text
 
 
 def test_bad_override_metric_name(suite):

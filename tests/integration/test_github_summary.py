@@ -41,7 +41,7 @@ def test_summary_is_appended_with_regressions_first(suite, run_mode, monkeypatch
     )
     assert "<details open><summary>❌ regressed: test_rag.py::test_regressed</summary>" in text
     assert "<details><summary>✅ passed: test_rag.py::test_a_plain</summary>" in text
-    suite.run(*run_mode)  # a second pytest step in the same job appends again
+    suite.run()  # a second pytest step in the same job appends again
     assert summary.read_text(encoding="utf-8").count("### ragcheck:") == 2
 
 

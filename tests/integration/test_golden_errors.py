@@ -68,42 +68,24 @@ def test_bad_jsonl(suite, content, expected):
         assert fragment in text
 
 
-def test_malformed_json_list(suite, run_mode):
+def test_bad_golden_sets_in_one_session(suite, run_mode):
+    """A malformed .json list, an unknown field and a missing file, each in its own module."""
     suite.write(
-        "golden.json", '[\n  {"query": "what is alpha", "expected_ids": ["a"]},\n  {"query": }\n]\n'
+        "golden.json",
+        '[\n  {"query": "what is alpha", "expected_ids": ["a"]},\n  {"query": }\n]\n',
     )
+    unknown = {"query": "what is beta", "expected_ids": ["b"], "tgas": []}
+    suite.write("golden.jsonl", GOOD + "\n" + json.dumps(unknown) + "\n")
     suite.retriever()
-    suite.test(TEST.format(path="golden.json"))
+    suite.test(TEST.format(path="golden.json"), name="test_json")
+    suite.test(TEST.format(path="golden.jsonl"), name="test_jsonl")
+    suite.test(TEST.format(path="golden/faq.jsonl"), name="test_missing")
     result = suite.run(*run_mode)
-    result.assert_outcomes(failed=1, passed=1)
-    suite.assert_clean(result)
-    result.stdout.fnmatch_lines(["*golden.json:3:*malformed JSON*"])
-
-
-def test_unknown_field_under_xdist(suite):
-    suite.write(
-        "golden.jsonl",
-        GOOD
-        + "\n"
-        + json.dumps({"query": "what is beta", "expected_ids": ["b"], "tgas": []})
-        + "\n",
-    )
-    suite.retriever()
-    suite.test(TEST.format(path="golden.jsonl"))
-    result = suite.run("-n", "2")
-    result.assert_outcomes(failed=1, passed=1)
+    result.assert_outcomes(failed=3, passed=3)
     suite.assert_clean(result)
     text = suite.text(result)
+    result.stdout.fnmatch_lines(["*golden.json:3:*malformed JSON*"], consecutive=False)
     assert "golden.jsonl:2: unknown field 'tgas' (did you mean 'tags'?)" in text
-
-
-def test_missing_file_says_where_it_looked(suite, run_mode):
-    suite.retriever()
-    suite.test(TEST.format(path="golden/faq.jsonl"))
-    result = suite.run(*run_mode)
-    result.assert_outcomes(failed=1, passed=1)
-    suite.assert_clean(result)
-    text = suite.text(result)
     assert "golden set 'golden/faq.jsonl' not found; looked in:" in text
     assert str(suite.path / "golden" / "faq.jsonl") in text
 

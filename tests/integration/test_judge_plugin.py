@@ -88,12 +88,6 @@ def _project(suite: Suite, source: str = TEST_SOURCE) -> None:
     suite.test(source)
 
 
-def _run(suite: Suite, run_mode: list[str], *args: str) -> pytest.RunResult:
-    if run_mode:
-        return suite.run(*run_mode, *args)
-    return suite.run_subprocess(*args)
-
-
 def _probes(suite: Suite) -> dict[str, Any]:
     folder = suite.path / "probes"
     found = {p.stem: json.loads(p.read_text()) for p in folder.glob("*.json")}
@@ -126,34 +120,39 @@ def _judge_args(server: JudgeServer) -> list[str]:
     return [f"--ragcheck-judge-model={JUDGE_MODEL}", f"--ragcheck-judge-api-base={server.url}"]
 
 
+@pytest.mark.usefixtures("litellm_preloaded")
 def test_record_then_replay_from_the_cache_without_litellm(
     suite: Suite, run_mode: list[str], judge_server: JudgeServer, probe_dir: Path
 ) -> None:
     _project(suite)
-    first = _run(suite, run_mode, *_judge_args(judge_server))
-    first.assert_outcomes(passed=2)
+    args = _judge_args(judge_server)
+    suite.run(*run_mode, *args).assert_outcomes(passed=2)
     # serial: the second test is served from the first test's verdicts; xdist: both workers
-    # may judge the same pairs at once, sharing one cache folder
+    # may judge the same pairs at once, writing to one cache folder
     assert CALLS <= judge_server.count <= 2 * CALLS
     if not run_mode:
         assert judge_server.count == CALLS
     cache = suite.path / ".ragcheck" / "judge"
-    entries = sorted(cache.rglob("*.json"))
-    assert len(entries) == CALLS
+    assert len(list(cache.rglob("*.json"))) == CALLS
     assert list(cache.rglob("*.tmp")) == []
-    assert any(_probes(suite).values())  # the recording run did import litellm
 
+    # CI: offline, every verdict from the cache, none corrupt
     judge_server.clear()
-    # a replay in CI (offline), and a replay where a key would be available: neither calls
-    # the judge nor imports litellm (xdist runs are slow to start: offline only)
-    for extra in [["--ragcheck-judge-offline"], *([[]] if not run_mode else [])]:
-        replay = _run(suite, run_mode, *_judge_args(judge_server), *extra)
-        replay.assert_outcomes(passed=2)
-        Suite.assert_clean(replay)
-        assert judge_server.count == 0
-        probes = _probes(suite)
-        assert {k.split("-")[0] for k in probes} == {"first", "second"}
-        assert not any(probes.values()), probes  # litellm never imported
+    replay = suite.run(*args, "--ragcheck-judge-offline")
+    replay.assert_outcomes(passed=2)
+    Suite.assert_clean(replay)
+    assert "corrupt" not in Suite.text(replay)
+    assert judge_server.count == 0
+
+    # a fresh interpreter where the judge could be called: a fully cached run imports no
+    # litellm (the inner tests write what they saw to the probe folder)
+    _probes(suite)
+    replay = suite.run_subprocess(*args)
+    replay.assert_outcomes(passed=2)
+    assert judge_server.count == 0
+    probes = _probes(suite)
+    assert set(probes) == {"first-main", "second-main"}
+    assert not any(probes.values()), probes
 
 
 def test_offline_miss_fails_with_the_recording_instructions(
@@ -253,3 +252,22 @@ def test_a_failing_judge_threshold_lists_worst_cases_with_reasons(
     assert "llm_relevancy@3" in text
     assert "q2" in text
     assert "grade marker 0" in text  # the judge's reason for the "no" verdict
+
+
+@pytest.mark.usefixtures("litellm_preloaded")
+def test_a_corrupt_cache_entry_is_reported_and_judged_again(
+    suite: Suite, judge_server: JudgeServer, probe_dir: Path
+) -> None:
+    _project(suite)
+    args = _judge_args(judge_server)
+    suite.run(*args).assert_outcomes(passed=2)
+    victim = sorted((suite.path / ".ragcheck" / "judge").rglob("*.json"))[0]
+    victim.write_text("<<<<<<< HEAD\n", encoding="utf-8")  # e.g. a botched merge
+    judge_server.clear()
+    result = suite.run(*args)
+    result.assert_outcomes(passed=2)
+    Suite.assert_clean(result)
+    assert "corrupt cache entry" in Suite.text(result)
+    assert victim.name in Suite.text(result)
+    assert judge_server.count == 1
+    assert json.loads(victim.read_text(encoding="utf-8"))["answer"]

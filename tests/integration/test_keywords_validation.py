@@ -35,25 +35,18 @@ def _assert_usage_error(suite, result, run_mode, *, names_test=True):
     suite.assert_clean(result)
 
 
-def test_unknown_metric_in_threshold_keyword(suite, run_mode):
+def test_unknown_metric_and_keyword(suite, run_mode):
     suite.golden()
     suite.retriever()
     suite.test(TEST.format(keywords="min_mrrr=0.5"))
+    suite.test(TEST.format(keywords="kk=5").replace("test_rag(", "test_kw("), name="test_kw")
     result = suite.run(*run_mode)
     _assert_usage_error(suite, result, run_mode)
     text = suite.text(result)
-    assert "min_mrrr: unknown metric 'mrrr' (did you mean 'mrr'?)" in text
+    # Every bad marker of the session is reported, each naming its test.
+    assert "test_rag.py::test_rag: min_mrrr: unknown metric 'mrrr' (did you mean 'mrr'?)" in text
     assert VALID_METRICS_HINT in text
-
-
-def test_unknown_keyword(suite, run_mode):
-    suite.golden()
-    suite.retriever()
-    suite.test(TEST.format(keywords="kk=5"))
-    result = suite.run(*run_mode)
-    _assert_usage_error(suite, result, run_mode)
-    text = suite.text(result)
-    assert "unknown keyword 'kk' (did you mean 'k'?)" in text
+    assert "test_kw.py::test_kw: @ragcheck: unknown keyword 'kk' (did you mean 'k'?)" in text
     assert "valid keywords: cases, k, metrics, thresholds" in text
 
 

@@ -87,7 +87,7 @@ def test_positional_and_keyword_cases_are_the_same(suite):
     suite.run().assert_outcomes(passed=2)
 
 
-def test_class_and_method_markers_merge_closest_wins(suite, run_mode):
+def test_class_method_and_parametrized_markers(suite, run_mode):
     suite.golden()
     # q1 finds its document at rank 2 only, q2 not at all: MRR@2 = (1/2 + 0 + 1 + 1) / 4.
     suite.retriever(
@@ -96,7 +96,26 @@ def test_class_and_method_markers_merge_closest_wins(suite, run_mode):
             "what is beta": ["x", "y", "b"],
             "gamma and delta": ["c", "d"],
             "what is epsilon": ["e"],
-        }
+        },
+        extra="""
+        def weak(query):
+            return ["x", "y"]
+        """,
+    )
+    # Parametrized tests: each parameter is its own test with its own result.
+    # hit_rate@2 with `lookup` is 3/4 (q2's document is at rank 3), with `weak` 0.
+    suite.test(
+        """
+        import pytest
+        from conftest import lookup, weak
+        from pytest_ragcheck import ragcheck
+
+        @ragcheck("golden.jsonl", k=2, baseline=False, min_hit_rate=0.5)
+        @pytest.mark.parametrize("name", ["good", "weak"])
+        def test_param(ragcheck, name):
+            ragcheck({"good": lookup, "weak": weak}[name])
+        """,
+        name="test_param",
     )
     suite.test(
         """
@@ -122,37 +141,14 @@ def test_class_and_method_markers_merge_closest_wins(suite, run_mode):
         """
     )
     result = suite.run(*run_mode)
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=3, failed=2)
     result.stdout.fnmatch_lines(["*mrr@2: 0.625 < 0.700 (floor)*"])
     suite.assert_clean(result)
-
-
-def test_parametrized_retrievers_report_separately(suite, run_mode):
-    suite.golden()
-    suite.retriever(
-        extra="""
-        def weak(query):
-            return ["x", "y"]
-        """
-    )
-    suite.test(
-        """
-        import pytest
-        from conftest import lookup, weak
-        from pytest_ragcheck import ragcheck
-
-        @ragcheck("golden.jsonl", k=2, baseline=False, min_hit_rate=0.5)
-        @pytest.mark.parametrize("name", ["good", "weak"])
-        def test_rag(ragcheck, name):
-            ragcheck({"good": lookup, "weak": weak}[name])
-        """
-    )
-    result = suite.run(*run_mode)
-    result.assert_outcomes(passed=1, failed=1)
     text = suite.text(result)
-    assert "PASSED test_rag.py::test_rag[good]" in text
-    assert "FAILED test_rag.py::test_rag[weak]" in text
+    assert "PASSED test_param.py::test_param[good]" in text
+    assert "FAILED test_param.py::test_param[weak]" in text
     assert "hit_rate@2: 0.000 < 0.500 (floor)" in text
+    assert "FAILED test_rag.py::TestRag::test_method_floor_fails" in text
 
 
 def test_ragcheck_fixture_without_cases(suite):

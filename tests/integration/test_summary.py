@@ -25,9 +25,7 @@ def _summary(text: str) -> list[str]:
     """The lines of the ragcheck summary section."""
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if re.fullmatch(r"=+ ragcheck summary =+", line))
-    end = next(
-        i for i in range(start + 1, len(lines)) if re.match(r"^(=|-){5,}", lines[i])
-    )
+    end = next(i for i in range(start + 1, len(lines)) if re.match(r"^(=|-){5,}", lines[i]))
     return lines[start + 1 : end]
 
 
@@ -66,10 +64,10 @@ def test_summary_after_a_regression(suite, run_mode):
     suite.assert_clean(result)
 
 
-def test_improvements_are_listed_with_the_update_hint(suite, run_mode):
+def test_improvements_are_listed_with_the_update_hint(suite):
     suite.golden()
     suite.test(TESTS)
-    result = suite.rebaseline(suite.WORSE, suite.PERFECT, *run_mode, "-k", "regressed")
+    result = suite.rebaseline(suite.WORSE, suite.PERFECT, "-k", "regressed")
     result.assert_outcomes(passed=1)
     summary = _summary(suite.text(result))
     assert summary[0].startswith("IMPROVED       test_rag.py::test_regressed")
@@ -83,11 +81,11 @@ def test_improvements_are_listed_with_the_update_hint(suite, run_mode):
     ]
 
 
-def test_quiet_summary_is_one_line_per_test(suite, run_mode):
+def test_quiet_summary_is_one_line_per_test(suite):
     suite.golden()
     suite.retriever(suite.WORSE)
     suite.test(TESTS)
-    result = suite.run(*run_mode, "-q", "-k", "floor or plain")
+    result = suite.run("-q", "-k", "floor or plain")
     result.assert_outcomes(passed=1, failed=1)
     summary = _summary(suite.text(result))
     assert summary == [

@@ -59,16 +59,39 @@ def test_floors_met_pass(suite, keywords):
     result.stdout.fnmatch_lines(["*REACHED-AFTER-CALL*"])
 
 
-def test_violated_floors_fail_with_one_message(suite, run_mode):
+def test_violated_bounds_fail_with_one_message(suite, run_mode):
     _suite(
         suite,
         "min_mrr=0.7, min_recall_at_2=0.6, thresholds={'hit_rate@2': 0.8, 'precision@2': 0.3}",
     )
+    suite.retriever(
+        WEAK,
+        extra="""
+        import time
+
+        def slow(query):
+            time.sleep(0.005)
+            return lookup(query)
+        """,
+    )
+    suite.test(
+        """
+        from conftest import slow
+        from pytest_ragcheck import ragcheck
+
+        @ragcheck("golden.jsonl", k=2, baseline=False, max_latency_p95_ms=0.5)
+        def test_latency(ragcheck):
+            ragcheck(slow)
+        """,
+        name="test_latency",
+    )
     result = suite.run(*run_mode)
-    result.assert_outcomes(failed=1)
+    result.assert_outcomes(failed=2)
     suite.assert_clean(result)
     text = suite.text(result)
     assert "REACHED-AFTER-CALL" not in text
+    # Each call sleeps 5 ms, so the p95 latency is above the 0.5 ms ceiling.
+    result.stdout.fnmatch_lines(["*latency_p95_ms: * > 0.500 (ceiling)*"], consecutive=False)
     assert "ragcheck failed for golden.jsonl (4 cases, k=2)" in text
     assert "mrr@2: 0.625 < 0.700 (floor)" in text
     assert "hit_rate@2: 0.750 < 0.800 (floor)" in text
@@ -87,7 +110,7 @@ def test_violated_floors_fail_with_one_message(suite, run_mode):
     assert "'gamma and delta'  1.000" not in text
     # pytrace=False: no source lines of the test or of the plugin.
     assert "def test_rag" not in text
-    assert text.count("ragcheck failed for") == 1
+    assert text.count("Thresholds violated:") == 2  # one message per test
 
 
 def test_threshold_on_a_metric_not_listed_is_computed(suite):
@@ -106,34 +129,6 @@ def test_threshold_on_a_metric_not_listed_is_computed(suite):
     result.assert_outcomes(failed=1)
     # recall@1: q1 0, q2 0, q3 0 (d is 1 of 2 relevant: 1/2), q4 1 -> (0 + 0 + 1/2 + 1) / 4
     result.stdout.fnmatch_lines(["*recall@1: 0.375 < 0.900 (floor)*"])
-
-
-def test_latency_ceiling(suite, run_mode):
-    suite.golden()
-    suite.retriever(
-        extra="""
-        import time
-
-        def slow(query):
-            time.sleep(0.005)
-            return lookup(query)
-        """
-    )
-    suite.test(
-        """
-        from conftest import slow
-        from pytest_ragcheck import ragcheck
-
-        @ragcheck("golden.jsonl", k=2, baseline=False, max_latency_p95_ms=0.5)
-        def test_rag(ragcheck):
-            ragcheck(slow)
-        """
-    )
-    result = suite.run(*run_mode)
-    result.assert_outcomes(failed=1)
-    suite.assert_clean(result)
-    # Each call sleeps 5 ms, so the p95 latency is above the 0.5 ms ceiling.
-    result.stdout.fnmatch_lines(["*latency_p95_ms: * > 0.500 (ceiling)*"])
 
 
 def test_user_assertions_still_work_after_passing_floors(suite):

@@ -3,26 +3,31 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 from baseline_data import make_result, per_case, settings, stored
 
 from pytest_ragcheck.policy import (
+    BaselineComparison,
     MetricCheck,
     Verdict,
     check_floors,
     compare_with_baseline,
 )
+from pytest_ragcheck.result import Result
 
 #: Eight cases at MRR 1.0: the baseline of most tests below.
 BEFORE = [1.0] * 8
 
 
-def compare(before: list[float], after: list[float], **kwargs: object):  # type: ignore[no-untyped-def]
+def compare(
+    before: list[float], after: list[float], **kwargs: Any
+) -> tuple[Result, BaselineComparison]:
     marker = kwargs.pop("marker", {})
     base = make_result(per_case("mrr@10", before))
     now = make_result(per_case("mrr@10", after))
-    return now, compare_with_baseline(now, stored(base), settings(**marker), **kwargs)  # type: ignore[arg-type]
+    return now, compare_with_baseline(now, stored(base), settings(**marker), **kwargs)
 
 
 def test_unchanged_rerun_passes_with_zero_delta() -> None:
@@ -181,12 +186,12 @@ def test_floor_violation_keeps_its_status_and_notes_the_regression() -> None:
     ],
 )
 def test_changed_golden_set_k_or_metrics_is_not_comparable(
-    change: dict[str, object], reason: str
+    change: dict[str, Any], reason: str
 ) -> None:
     base = make_result(per_case("mrr@10", BEFORE))
     metric = str(change.get("metric", "mrr@10"))
-    k = int(change.get("k", 10))  # type: ignore[call-overload]
-    values = per_case(metric.replace("@10", f"@{k}"), [1.0] * int(change.get("cases", 8)))  # type: ignore[call-overload]
+    k = int(change.get("k", 10))
+    values = per_case(metric.replace("@10", f"@{k}"), [1.0] * int(change.get("cases", 8)))
     now = make_result(values, k=k, golden_hash=str(change.get("golden_hash", base.golden_hash)))
     comparison = compare_with_baseline(
         now, stored(base), settings(), source="__snapshots__/t/x.json"

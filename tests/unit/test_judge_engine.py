@@ -132,7 +132,12 @@ def test_details_hold_verdicts_reasons_and_claims(judge_settings: JudgeSettings)
         ("F2 alpha is a letter", True),
         ("F3 alpha is greek", False),
     ]
-    assert run.explain("q1", "llm_relevancy@3").startswith("#1 verdict yes: grade marker 1")
+    assert run.explain("q1", "llm_relevancy@3", limit=2) == (
+        "#2 verdict no: grade marker 0; #1 verdict yes: grade marker 1; 1 more"
+    )
+    assert run.explain("q1", "context_recall@3", limit=1) == (
+        "claim 'F3 alpha is greek' not attributed; 2 more"
+    )
 
 
 def test_a_case_without_reference_answer_is_a_judge_error_for_reference_metrics(

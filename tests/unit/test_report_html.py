@@ -41,7 +41,8 @@ def test_hostile_text_cannot_leave_the_data_block():
     document = build_document([record], run={})
     page = render_html(document)
     data = _embedded(page)
-    assert "</" not in data and "<!--" not in data
+    assert "</" not in data
+    assert "<!--" not in data
     assert json.loads(data) == document
 
 
@@ -98,6 +99,11 @@ def test_metric_bars_are_drawn_to_scale(browser, report_url, document):
     cards = browser.eval(DRAWN)
     expected = sort_for_attention(document["tests"])
     assert [c["nodeid"] for c in cards] == [t["nodeid"] for t in expected]
+    overview = browser.eval(
+        'Array.from(document.querySelectorAll("#overview tbody tr")).map(function (tr) {'
+        "  return [tr.cells[0].textContent, tr.cells[1].textContent]; })"
+    )
+    assert overview == [[t["status"].replace("_", " "), t["nodeid"]] for t in expected]
     colours = {"regressed": RED, "below_floor": RED, "pass": GREEN, "improved": BLUE}
     for card, test in zip(cards, expected, strict=True):
         quality = [m for m in test["metrics"] if m["kind"] != "latency"]
@@ -198,7 +204,10 @@ DRILL = """(function () {
               marked: !!li.querySelector(".rel-mark"),
               verdicts: Array.from(li.querySelectorAll(".verdict")).map(function (v) { return v.textContent; })};
     }),
-    problems: Array.from(drill.querySelectorAll(".problem")).map(function (p) { return p.textContent; })
+    problems: Array.from(drill.querySelectorAll(".problem")).map(function (p) { return p.textContent; }),
+    values: Array.from(drill.querySelectorAll("table.case-values tbody tr")).map(function (tr) {
+      return Array.from(tr.cells).map(function (td) { return td.textContent; });
+    })
   };
 })()"""
 
@@ -229,6 +238,13 @@ def test_clicking_a_regressed_case_opens_its_hits(browser, report_url, document)
     ]
     assert [h["relevant"] for h in drill["hits"]] == [h["grade"] > 0 for h in case["hits"]]
     assert [h["marked"] for h in drill["hits"]] == [h["grade"] > 0 for h in case["hits"]]
+    before, after = case["baseline_values"]["mrr@10"], case["values"]["mrr@10"]
+    assert [
+        "mrr@10",
+        f"{after:.3f}",
+        f"{before:.3f}",
+        f"−{before - after:.3f}",
+    ] in drill["values"]
     reasons = [v["reason"] for v in case["judge"]["llm_relevancy@10"]]
     verdicts = [v["verdict"] for v in case["judge"]["llm_relevancy@10"]]
     for hit, reason, verdict in zip(drill["hits"], reasons, verdicts, strict=True):
@@ -244,3 +260,4 @@ def test_a_link_to_a_case_opens_it(browser, report_url, document):
     assert drill["case"] == "q02"
     assert any("TimeoutError: no answer in 60 s" in p for p in drill["problems"])
     assert drill["hits"] == []
+    assert ["mrr@10", "0.000"] in drill["values"]  # no per-case baseline: no baseline column

@@ -50,6 +50,7 @@ def test_markdown_overview_regressions_first(document):
         rows[0][3],
     )
     assert rows[1][3] == "**recall@5 0.562** &lt; 0.600"
+    assert re.fullmatch(r"ndcg@10 0\.700 → 0\.767 \(improved \+0\.067\)", rows[3][3])
     assert rows[4][3] == "hit_rate@10 0.750 · mrr@10 0.625"
 
 
@@ -58,7 +59,9 @@ def test_markdown_sections_have_metric_tables_and_worst_cases(document):
     faq = text[text.index(f"## ❌ `{NODE}test_faq`") :]
     faq = faq[: faq.index("\n## ")]
     assert "| metric | value | baseline | Δ | allowed | status |" in faq
-    assert re.search(r"\| mrr@10 \| \d\.\d{3} \| \d\.\d{3} \| −\d\.\d{3} \| 0\.020 \| \*\*regressed\*\*", faq)
+    assert re.search(
+        r"\| mrr@10 \| \d\.\d{3} \| \d\.\d{3} \| −\d\.\d{3} \| 0\.020 \| \*\*regressed\*\*", faq
+    )
     assert "Cases that got worse most (mrr@10):" in faq
     worst = re.findall(r"^\| `(q\d\d)` \|", faq, flags=re.M)
     assert len(worst) == 3

@@ -18,7 +18,9 @@ def document():
 def _block(text: str, test_name: str) -> list[str]:
     """The lines of one test's table, title included."""
     lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.endswith(test_name) or f"::{test_name} " in line)
+    start = next(
+        i for i, line in enumerate(lines) if line.endswith(test_name) or f"::{test_name} " in line
+    )
     end = next(i for i in range(start + 1, len(lines)) if not lines[i].strip())
     return lines[start:end]
 
@@ -89,6 +91,8 @@ def test_compact_form_is_one_line_per_test(document):
     faq = next(line for line in per_test if "test_faq" in line)
     assert re.search(r"mrr@10 \d\.\d{3} \(−\d\.\d{3}, allowed 0\.020\)", faq)
     assert "recall@10" not in faq  # passing metrics of a failing test are left out
+    support = next(line for line in per_test if "test_support" in line)
+    assert re.search(r"ndcg@10 \d\.\d{3} \(improved \+\d\.\d{3}\)$", support)
     smoke = next(line for line in per_test if "test_smoke" in line)
     assert "hit_rate@10 0.750 · mrr@10 0.625" in smoke
     assert "latency" not in smoke

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
 import pytest
 
 from pytest_ragcheck.stats import (
     EXACT_MAX_CASES,
+    Alternative,
     PairedTest,
     paired_test,
     paired_tests,
@@ -49,11 +51,11 @@ def test_every_case_dropping_is_the_most_extreme_pattern() -> None:
 
 @pytest.mark.parametrize("alternative", ["less", "greater", "two-sided"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_exact_p_value_equals_full_enumeration(alternative: str, seed: int) -> None:
+def test_exact_p_value_equals_full_enumeration(alternative: Any, seed: int) -> None:
     rng = np.random.default_rng(seed)
     before = rng.choice([0.0, 1 / 3, 0.5, 1.0], size=9)
     after = rng.choice([0.0, 1 / 3, 0.5, 1.0], size=9)
-    result = paired_test(before, after, alternative=alternative)  # type: ignore[arg-type]
+    result = paired_test(before, after, alternative=alternative)
     diffs = [float(a - b) for a, b in zip(after, before, strict=True) if a != b]
     assert result.method == "exact sign-flip"
     assert result.p_value == pytest.approx(brute_force_p(diffs, alternative))
@@ -147,8 +149,9 @@ def test_many_metrics_at_once_match_one_at_a_time() -> None:
     together = paired_tests(before, after, alternatives=["less", "greater", "two-sided"])
     assert len(together) == 3
     assert all(isinstance(t, PairedTest) for t in together)
-    for j, alternative in enumerate(["less", "greater", "two-sided"]):
-        alone = paired_tests(before[:, j], after[:, j], alternatives=alternative)[0]  # type: ignore[arg-type]
+    directions: list[Alternative] = ["less", "greater", "two-sided"]
+    for j, alternative in enumerate(directions):
+        alone = paired_tests(before[:, j], after[:, j], alternatives=alternative)[0]
         # The sign flips are shared across metrics, so p agrees up to Monte Carlo error.
         assert together[j].p_value == pytest.approx(alone.p_value, abs=0.03)
         assert together[j].mean_delta == pytest.approx(alone.mean_delta)
@@ -183,7 +186,7 @@ def test_empty_input_gives_no_evidence() -> None:
     ],
 )
 def test_bad_input_is_a_clear_error(
-    before: list[float], after: list[float], kwargs: dict[str, object], message: str
+    before: list[float], after: list[float], kwargs: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(ValueError, match=message):
-        paired_test(before, after, **kwargs)  # type: ignore[arg-type]
+        paired_test(before, after, **kwargs)

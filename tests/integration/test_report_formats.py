@@ -53,11 +53,14 @@ def test_json_markdown_and_html_reports(suite, run_mode):
     regressed = report.tests[2]
     assert regressed.config.metrics == ["mrr@10", "recall@1"]
     assert regressed.config.tolerance == 0.02
-    assert regressed.baseline is not None and regressed.baseline["status"] == "compared"
+    assert regressed.baseline is not None
+    assert regressed.baseline["status"] == "compared"
     mrr = next(m for m in regressed.metrics if m.name == "mrr@10")
     assert (mrr.status, mrr.baseline, mrr.allowed) == ("regressed", 1.0, 0.02)
-    assert mrr.value is not None and abs(mrr.value - 17 / 24) < 1e-9
-    assert mrr.delta is not None and abs(mrr.delta - (17 / 24 - 1)) < 1e-4
+    assert mrr.value is not None
+    assert abs(mrr.value - 17 / 24) < 1e-9
+    assert mrr.delta is not None
+    assert abs(mrr.delta - (17 / 24 - 1)) < 1e-4
     assert regressed.aggregates["mrr@10"] == mrr.value
     q4 = next(c for c in regressed.cases if c.id == "q4")
     assert q4.values["mrr@10"] == 1 / 3
@@ -66,14 +69,17 @@ def test_json_markdown_and_html_reports(suite, run_mode):
         (2, "y", False),
         (3, "e", True),
     ]
-    assert q4.latency_ms is not None and q4.latency_ms >= 0
+    assert q4.latency_ms is not None
+    assert q4.latency_ms >= 0
     assert [c.id for c in regressed.case_changes][:2] == ["q1", "q4"]
     floor = report.tests[0]
     assert floor.config.thresholds["recall@1"].bound == 0.9
     assert floor.baseline is None or floor.baseline["status"] == "disabled"
 
     markdown = (suite.path / "out/report.md").read_text()
-    rows = [line for line in markdown.splitlines() if line.startswith("| ❌") or line.startswith("| ✅")]
+    rows = [
+        line for line in markdown.splitlines() if line.startswith("| ❌") or line.startswith("| ✅")
+    ]
     assert [row.split("|")[2].strip() for row in rows] == [
         "`test_rag.py::test_regressed`",
         "`test_rag.py::test_floor`",
@@ -82,7 +88,9 @@ def test_json_markdown_and_html_reports(suite, run_mode):
     assert "**mrr@10** 1.000 → **0.708** (−0.292, allowed 0.020" in rows[0]
 
     page = (suite.path / "out/report.html").read_text()
-    data = re.search(r'<script id="ragcheck-data" type="application/json">(.*?)</script>', page, re.S)
+    data = re.search(
+        r'<script id="ragcheck-data" type="application/json">(.*?)</script>', page, re.S
+    )
     assert data is not None
     embedded = json.loads(data.group(1))
     assert embedded["tests"] == json.loads((suite.path / "out/report.json").read_text())["tests"]
@@ -102,12 +110,12 @@ def test_unknown_extension_is_a_usage_error_before_any_test_runs(suite):
     suite.assert_clean(result)
 
 
-def test_unwritable_report_path_changes_no_outcome(suite, run_mode):
+def test_unwritable_report_path_changes_no_outcome(suite):
     suite.golden()
     suite.retriever()
     suite.test(PASSING)
     (suite.path / "blocker").write_text("a file where a folder must be")
-    result = suite.run(*run_mode, "--ragcheck-report=blocker/report.json")
+    result = suite.run("--ragcheck-report=blocker/report.json")
     result.assert_outcomes(passed=1)
     assert result.ret == 0
     target = suite.path / "blocker" / "report.json"
