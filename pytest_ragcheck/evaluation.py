@@ -159,6 +159,14 @@ def _case_result(
     relevance = case.relevance_map()
     if case.mode == "texts":
         result.mode = "texts"
+        if result.status == "ok" and hits and all(h.text is None for h in hits):
+            # Every span would silently count as missed: almost surely a retriever that
+            # returns bare ids for a golden set written with expected_texts.
+            result.status = "error"
+            result.error = (
+                "this case matches by text (expected_texts) but none of its hits has a text; "
+                "return hits with 'text', 'content' or 'page_content' (or Document objects)"
+            )
         spans = list(case.expected_texts)
         match = match_spans(hits, spans)
         ranking: list[str] = []

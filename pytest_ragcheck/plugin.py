@@ -260,7 +260,10 @@ class RagcheckFixture:
         try:
             return self._run(retriever, overrides)
         except RagcheckError as exc:
-            pytest.fail(str(exc), pytrace=False)
+            message = str(exc)
+        # Outside the except block: pytest would otherwise print the message twice, joined
+        # by "During handling of the above exception, another exception occurred".
+        pytest.fail(message, pytrace=False)
 
     def _run(self, retriever: Any, overrides: Mapping[str, Any]) -> Result:
         from pytest_ragcheck.errors import ConfigError

@@ -194,6 +194,7 @@ class Suite:
         assert "Traceback" not in text, text
         assert "pytest_ragcheck/" not in text, text
         assert "INTERNALERROR" not in text, text
+        assert "During handling of the above exception" not in text, text
 
 
 @pytest.fixture

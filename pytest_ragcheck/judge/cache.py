@@ -131,7 +131,10 @@ class VerdictCache:
                 raise MalformedAnswer("its key does not match its file name")
             answer = validate_answer(prompt.kind, entry.get("answer"))
         except (ValueError, MalformedAnswer) as exc:
-            return CacheRead(None, f"corrupt cache entry {name} ({exc}); judging it again")
+            where = f"{prompt.id}/{key[:2]}/{key}.json"
+            return CacheRead(
+                None, f"corrupt cache entry {where} ({exc}) in {self._root}; judging it again"
+            )
         return CacheRead(answer)
 
     def put(

@@ -105,3 +105,29 @@ def test_two_calls_in_one_test(suite):
         """
     )
     suite.run().assert_outcomes(passed=1)
+
+
+def test_precedence_call_marker_cli_ini(suite):
+    """call overrides > marker > command line > ini file > built-in default."""
+    suite.ini(ragcheck_tolerance="0.05", ragcheck_concurrency="3")
+    suite.test(
+        """
+        from pytest_ragcheck import ragcheck
+
+        def test_ini(ragcheck):
+            assert ragcheck.settings().concurrency == 3
+            assert ragcheck.settings().timeout == 60.0  # built-in default
+
+        def test_cli(ragcheck):
+            assert ragcheck.settings().tolerance == 0.07
+
+        @ragcheck(tolerance=0.1, concurrency=2)
+        def test_marker(ragcheck):
+            assert ragcheck.settings().tolerance == 0.1
+            assert ragcheck.settings().concurrency == 2
+            assert ragcheck.settings(tolerance=0.2).tolerance == 0.2
+        """
+    )
+    result = suite.run("--ragcheck-tolerance=0.07", "-k", "cli or marker")
+    result.assert_outcomes(passed=2, deselected=1)
+    suite.run("-k", "ini").assert_outcomes(passed=1, deselected=2)

@@ -88,17 +88,23 @@ def test_span_recall_respects_the_cutoff(suite):
     result.stdout.fnmatch_lines(["*recall@3: 0.500 < 0.900 (floor)*"])
 
 
-def test_hits_without_text_cannot_match_spans(suite):
-    suite.golden(CASES[:1])
-    suite.retriever({"capital of france": ["d1", "d2"]})
+def test_hits_without_text_are_an_error_for_span_cases(suite):
+    """Bare ids cannot match text spans: the case fails instead of silently scoring 0."""
+    suite.golden(CASES[:2])
+    suite.retriever({"capital of france": ["d1", "d2"], "file formats": []})
     suite.test(
         """
         from pytest_ragcheck import ragcheck
 
         @ragcheck("golden.jsonl", k=2, baseline=False, metrics=["recall"])
         def test_rag(ragcheck, retriever):
-            result = ragcheck(retriever)
-            assert result["recall@2"] == 0.0
+            ragcheck(retriever)
         """
     )
-    suite.run().assert_outcomes(passed=1)
+    result = suite.run()
+    result.assert_outcomes(failed=1)
+    suite.assert_clean(result)
+    text = suite.text(result)
+    # An empty result list is a legitimate miss, not an error.
+    assert "The retriever failed on 1 of 2 case(s)" in text
+    assert "paris  'capital of france': this case matches by text (expected_texts)" in text

@@ -136,7 +136,8 @@ def test_a_corrupt_entry_is_reported_and_treated_as_a_miss(
     assert read.answer is None
     assert read.problem is not None
     assert problem in read.problem
-    assert str(path) in read.problem
+    assert f"relevance/{key[:2]}/{key}.json" in read.problem
+    assert str(tmp_path) in read.problem
     assert "judging it again" in read.problem
 
 

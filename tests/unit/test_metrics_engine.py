@@ -16,7 +16,7 @@ from pytest_ragcheck import metrics as m
 from pytest_ragcheck.errors import ConfigError
 from pytest_ragcheck.names import MetricSpec, parse_metric
 
-CASES = random_cases(1500, seed=11)
+CASES = random_cases(1000, seed=11)
 QRELS = {c.qid: c.grades for c in CASES}
 
 
@@ -95,6 +95,18 @@ def test_rank_scores_rejects_bad_input():
         m.rank_scores({"a": "high"})  # type: ignore[dict-item]
     with pytest.raises(ValueError, match=r"scores must not be NaN"):
         m.rank_scores({"a": float("nan")})
+
+
+@pytest.mark.parametrize("shift", [0, 300])
+@pytest.mark.parametrize("kind", ["lists", "scores"])
+def test_small_and_large_grades_take_different_paths_to_the_same_values(kind, shift):
+    """Grades in 0..255 are gathered as bytes; larger (or negative) ones as Python ints."""
+    qrels = {
+        c.qid: {d: max(g, 0) + (shift if g > 0 else 0) for d, g in c.grades.items()} for c in CASES
+    }
+    run = {c.qid: (c.raw if kind == "lists" else c.scores()) for c in CASES}
+    expected = {n: [pure(n, c.ranking, qrels[c.qid]) for c in CASES] for n in ALL_NAMES}
+    assert_exact(m.evaluate_run(run, qrels, ALL_NAMES), expected)
 
 
 def test_one_metric_per_call_equals_all_at_once():
