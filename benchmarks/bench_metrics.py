@@ -7,9 +7,10 @@ Same data, same process, five measures: P@10, recall@100, MRR@10, MAP@100, nDCG@
 
 * Data (seeded): every query has 10-50 judged docs with grades 0-3 and a run of exactly 100
   distinct doc ids drawn from a 1M-doc corpus; 0-30 of the judged docs are retrieved, and
-  scores favour higher grades so that relevant docs tend to rank high. The run exists as
-  ``{qid: [doc, ...]}`` lists and as ``{qid: {doc: score}}`` dicts (continuous scores, no
-  ties). Qrels ids and run ids are distinct string objects, as when both are loaded from files.
+  higher grades tend to rank higher. The run exists as ``{qid: [doc, ...]}`` lists and as
+  ``{qid: {doc: score}}`` dicts (scores decreasing with rank, distinct even in float32, so
+  that no library has a tie to break). Qrels ids and run ids are distinct string objects, as
+  when both are loaded from files.
 * ours: ``evaluate_run`` on the score dicts (the input the references take) and on the lists.
 * ranx: ``ranx.evaluate(qrels_dict, run_dict, metrics, return_mean=False)`` on plain dicts,
   numba compiled and warmed on a small run of the same types beforehand.
@@ -80,6 +81,8 @@ def generate(
     n_hit = np.minimum(rng.integers(0, 31, size=n_queries), n_judged)
     grades = rng.choice(np.array([0, 0, 1, 1, 2, 3]), size=(n_queries, 50))
     noise = rng.standard_normal((n_queries, depth))
+    rank_scores = np.arange(depth, 0, -1, dtype=np.float64)
+    fractions = np.sort(rng.random((n_queries, depth)).astype(np.float32), axis=1)[:, ::-1] / 2
     run: Run = {}
     score_run: ScoreRun = {}
     qrels: Qrels = {}
@@ -92,12 +95,12 @@ def generate(
         qrels[qid] = {f"d{d}": gr for d, gr in zip(judged, g, strict=True)}
         retrieved = judged[:nh] + row[nj : nj + depth - nh]
         gain = g[:nh] + [0] * (depth - nh)
-        scores = (np.array(gain, dtype=np.float64) + noise[q]).tolist()
-        order = sorted(range(depth), key=scores.__getitem__, reverse=True)
+        order = np.argsort(-(np.array(gain, dtype=np.float64) + noise[q])).tolist()
         # fresh string objects for the run (qrels and run normally come from different files)
         docs = [f"d{retrieved[i]}" for i in order]
         run[qid] = docs
-        score_run[qid] = {d: scores[i] for d, i in zip(docs, order, strict=True)}
+        # decreasing scores, distinct even in float32 (no ties for any library to break)
+        score_run[qid] = dict(zip(docs, (rank_scores + fractions[q]).tolist(), strict=True))
     return run, score_run, qrels
 
 

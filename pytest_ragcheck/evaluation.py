@@ -124,7 +124,8 @@ def evaluate_golden(
         if spec.kind == "latency":
             continue
         vals = [c.values[spec.name] for c in cases if spec.name in c.values]
-        aggregates[spec.name] = math.fsum(vals) / len(vals) if vals else 0.0
+        if vals:  # no value at all (every case failed): absent, never a made-up 0
+            aggregates[spec.name] = math.fsum(vals) / len(vals)
     latencies = [c.latency_ms for c in cases if c.latency_ms is not None and c.status == "ok"]
     aggregates.update(metric_fns.latency_percentiles(latencies))
 
