@@ -25,8 +25,8 @@ that noise from other processes on the machine inflates them as little as possib
 Memory: the peak resident-set growth during one call, measured by returning freed heap memory
 to the OS (glibc ``malloc_trim``), resetting the kernel's high-water mark
 (``/proc/self/clear_refs``) before the call and reading ``VmHWM`` after it; this sees numpy,
-numba and C++ allocations alike (the input data is already resident and not counted). For ours, the tracemalloc peak of one
-extra (untimed) call is printed too.
+numba and C++ allocations alike (the input data is already resident and not counted). For
+ours, the tracemalloc peak of one extra (untimed) call is printed too.
 """
 
 from __future__ import annotations
@@ -107,7 +107,8 @@ def generate(
 def _status() -> dict[str, int]:
     with open("/proc/self/status") as fh:
         text = fh.read()
-    return {k: int(re.search(rf"{k}:\s+(\d+)", text).group(1)) for k in ("VmRSS", "VmHWM")}  # type: ignore[union-attr]
+    found = {k: re.search(rf"{k}:\s+(\d+)", text) for k in ("VmRSS", "VmHWM")}
+    return {k: int(m.group(1)) for k, m in found.items() if m}
 
 
 def _trim() -> None:
@@ -183,7 +184,7 @@ def bench(n_queries: int, repeat: int) -> None:
 
         def trec() -> dict[str, dict[str, float]]:
             evaluator = pytrec_eval.RelevanceEvaluator(qrels, TREC)
-            return evaluator.evaluate(score_run)  # type: ignore[no-any-return]
+            return evaluator.evaluate(score_run)
 
         wall, cpu, res = best_time(trec, repeat)
         rows.append(("pytrec_eval (one evaluator)", wall, cpu, peak_rss_mb(trec)))
@@ -204,7 +205,8 @@ def bench(n_queries: int, repeat: int) -> None:
         ranx_evaluate(warm_qrels, warm_scores, RANX, return_mean=False)  # numba compile + warm
 
         def ranx_eval() -> dict[str, np.ndarray]:
-            return ranx_evaluate(qrels, score_run, RANX, return_mean=False)  # type: ignore[no-any-return]
+            scores = ranx_evaluate(qrels, score_run, RANX, return_mean=False)
+            return scores
 
         wall, cpu, res = best_time(ranx_eval, repeat)
         rows.append(("ranx (plain dicts, warmed)", wall, cpu, peak_rss_mb(ranx_eval)))

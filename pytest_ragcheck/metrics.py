@@ -11,6 +11,15 @@ equal to the pure functions: both sides add the same float64 terms in the same o
 ``cumsum`` is a sequential accumulate, never a pairwise sum) and take the log2 discounts from the
 same ``math.log2`` table.
 
+Engine: queries are processed in blocks (``CHUNK_QUERIES``) so that memory stays flat. For each
+block one Python-level pass maps every query to graded ranks: for ranked lists, a
+``{doc: first rank}`` dict built in C (it also reveals repeated ids) in which the judged docs are
+looked up; for ``{doc: score}`` runs, each retrieved doc is looked up in the query's judgments
+and numpy sorts the rows by score. Grades are gathered into bytearrays when they fit in 0..255.
+Everything else - the graded matrix (queries x depth), cumulative hit counts, reciprocal
+ranks, average precision, DCG and ideal DCG - is a handful of numpy operations shared by all
+requested metrics and cutoffs. See ``docs/metrics.md`` for measured figures.
+
 Duplicates: callers should pass deduplicated rankings, but a repeated id is handled like
 everywhere else in pytest-ragcheck: its first (best) position is kept and the later copies are
 dropped, so the ranks after them move up (exactly as if the caller had deduplicated).
@@ -67,13 +76,18 @@ MAX_EXP_GRADE = 1023
 
 
 def _check_k(k: object) -> int | None:
+    """``k`` as an int >= 1, or None; numpy integers are accepted, bools and floats are not."""
     if k is None:
         return None
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise ValueError(f"k must be an int >= 1 or None (whole ranking), got {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be an int >= 1 or None (whole ranking), got {k}")
-    return k
+    try:
+        if isinstance(k, bool):
+            raise TypeError
+        value = operator.index(k)  # type: ignore[arg-type]
+    except TypeError:
+        raise ValueError(f"k must be an int >= 1 or None (whole ranking), got {k!r}") from None
+    if value < 1:
+        raise ValueError(f"k must be an int >= 1 or None (whole ranking), got {value}")
+    return value
 
 
 def _grade(doc: object, grade: object, where: str) -> int:
@@ -379,7 +393,7 @@ def rank_scores(scores: Mapping[str, float]) -> list[str]:
 # --------------------------------------------------------------------------------------------
 # the batch engine
 
-#: Queries per block: keeps peak memory flat (a few MB per block) on runs of any size.
+#: Queries per block: keeps peak memory flat (~50 MB at 100 hits per query) on runs of any size.
 CHUNK_QUERIES = 16384
 
 _EMPTY: Mapping[str, int] = {}
@@ -413,11 +427,12 @@ def evaluate_run(
     """Compute rank metrics for every query of a run at once.
 
     ``run`` maps each query id to its ids in rank order, or to ``{doc_id: score}`` (ranked as
-    trec_eval does, see :func:`rank_scores`; the values of one run must all be of one kind). ``qrels`` maps query ids
-    to ``{doc_id: grade}``; a query missing from ``qrels`` has no relevant document and scores
-    0. ``metrics`` are names (``"mrr@10"``; a bare name takes ``k``, default the whole
-    ranking) or :class:`MetricSpec` objects. Returns ``{canonical name: array}`` with one
-    float64 per query, in ``run`` order, equal to the pure functions.
+    trec_eval does, see :func:`rank_scores`; the values of one run must all be of one kind).
+    ``qrels`` maps query ids to ``{doc_id: grade}``; a query missing from ``qrels`` has no
+    relevant document and scores 0. ``metrics`` are names (``"mrr@10"``; a bare name takes
+    ``k``, default the whole ranking) or :class:`MetricSpec` objects. Returns
+    ``{canonical name: array}`` with one float64 per query, in ``run`` order, equal to the
+    pure functions.
 
     Type checks are sampled to stay cheap on large runs: every query id and grade is checked,
     but for doc ids and scores only the first one of each query.
@@ -875,9 +890,16 @@ def _rank_by_score(
         scores[at] = scores_flat
         grades = np.zeros((rows, width), dtype=grades_flat.dtype)
         grades[at] = grades_flat
-    order = np.argsort(-scores, axis=1)[:, : depth + 1]
-    ranked_scores = np.take_along_axis(scores, order, axis=1)
-    graded: IntArray = np.take_along_axis(grades, order[:, :depth], axis=1).astype(np.int64)
+    # runs are often written best first: then the rows need no sorting at all
+    in_order = scores[:, 1:] <= scores[:, :-1]
+    in_order |= np.isnan(scores[:, 1:])  # padding after a shorter ranking
+    if in_order.all():
+        ranked_scores = scores[:, : depth + 1]
+        graded: IntArray = grades[:, :depth].astype(np.int64)
+    else:
+        order = np.argsort(-scores, axis=1)[:, : depth + 1]
+        ranked_scores = np.take_along_axis(scores, order, axis=1)
+        graded = np.take_along_axis(grades, order[:, :depth], axis=1).astype(np.int64)
     # rows to redo: a tie between different grades inside the top ``depth``, or any tie across
     # the cut (a doc from below it may belong above it)
     tie = ranked_scores[:, 1:] == ranked_scores[:, :-1]

@@ -58,6 +58,15 @@ def test_tied_scores_are_broken_by_doc_id_descending():
         assert_exact(m.evaluate_run(runs, QRELS, [name]), {name: expected[name]})
 
 
+def test_runs_written_best_first_with_ties_are_still_tie_broken_by_id():
+    """Rows already in score order skip the sort; their ties must still be resolved by id."""
+    run = {"q1": {"a": 3.0, "b": 2.0, "c": 2.0, "d": 1.0}, "q2": {"x": 5.0, "y": 4.0}}
+    qrels = {"q1": {"c": 1}, "q2": {"y": 1}}
+    got = m.evaluate_run(run, qrels, ["mrr@all", "mrr@2"])
+    assert got["mrr@all"].tolist() == [1 / 2, 1 / 2]  # c (> b) comes second
+    assert got["mrr@2"].tolist() == [1 / 2, 1 / 2]
+
+
 def test_tie_break_by_doc_id_explicitly():
     run = {"q": {"a": 1.0, "c": 1.0, "b": 1.0, "é": 0.5, "z": 0.5}}
     # order: c, b, a (ties: id descending), then é before z (U+00E9 > U+007A, also in UTF-8)

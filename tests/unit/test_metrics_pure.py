@@ -139,6 +139,11 @@ def test_generators_are_accepted_as_rankings():
     assert m.mrr(iter(RETRIEVED), GRADES, 5) == m.mrr(RETRIEVED, GRADES, 5)
 
 
+def test_numpy_integer_k_is_accepted():
+    for fn in ALL:
+        assert fn(RETRIEVED, GRADES, np.int64(3)) == fn(RETRIEVED, GRADES, 3)
+
+
 def test_numpy_integer_grades_are_accepted():
     grades = {d: np.int64(g) for d, g in GRADES.items()}
     assert m.ndcg(RETRIEVED, grades, 5) == m.ndcg(RETRIEVED, GRADES, 5)
