@@ -6,8 +6,10 @@ reports read the same checks, so what the terminal shows and what failed cannot 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Literal
 
 from pytest_ragcheck.baseline_doc import BaselineDoc, round_value
@@ -36,10 +38,20 @@ UPDATE_HINT = "run `pytest --snapshot-update` to accept the change as the new ba
 WORST_CASES = 5
 
 
-def format_value(value: float | None) -> str:
+def format_value(value: float | None, *, decimals: int = 3) -> str:
+    """Three decimals, rounded half-up from the value at baseline precision (4 decimals).
+
+    A baseline stores 0.3685 for a current 0.36852; plain ``f"{x:.3f}"`` prints those as
+    0.368 and 0.369 (binary rounding), which reads as a change that is not there.
+    """
     if value is None:
         return "-"
-    return f"{value:.1f}" if abs(value) >= 100 else f"{value:.3f}"
+    if not math.isfinite(value):
+        return str(value)
+    if abs(value) >= 100:
+        decimals = 1
+    quantum = Decimal(1).scaleb(-decimals)
+    return str(Decimal(repr(round(value, 4))).quantize(quantum, rounding=ROUND_HALF_UP))
 
 
 @dataclass(frozen=True, slots=True)

@@ -197,12 +197,30 @@ class Suite:
         assert "During handling of the above exception" not in text, text
 
 
-@pytest.fixture
-def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Suite:
-    """A user's project in a pytester folder; see :class:`Suite`."""
-    # Inner runs must not append to the job summary of a CI run of this very suite.
-    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS"):
+@pytest.fixture(autouse=True)
+def _isolate_from_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inner pytest runs must behave the same on a laptop and in CI.
+
+    With ``CI``/``BUILD_NUMBER`` set, pytest prints full messages in the short summary (so a
+    message appears twice), and inner runs must not append to the job summary of a CI run of
+    this very suite. Under an outer ``pytest -n``, in-process inner runs would also read the
+    worker's ``PYTEST_XDIST_*`` variables and syrupy would act as a worker.
+    """
+    for name in (
+        "CI",
+        "BUILD_NUMBER",
+        "GITHUB_STEP_SUMMARY",
+        "GITHUB_ACTIONS",
+        "PYTEST_XDIST_WORKER",
+        "PYTEST_XDIST_WORKER_COUNT",
+        "PYTEST_XDIST_TESTRUNUID",
+    ):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> Suite:
+    """A user's project in a pytester folder; see :class:`Suite`."""
     return Suite(pytester)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_ragcheck.policy import format_value
 from pytest_ragcheck.report.document import TEST_STATUSES, sort_for_attention
 
 __all__ = [
@@ -66,7 +67,7 @@ def format_number(name: str, value: float | None) -> str:
         return "-"
     if name.startswith("latency_") or abs(value) >= 100:
         return f"{value:.1f}"
-    return f"{value:.3f}"
+    return format_value(value)
 
 
 def format_delta(name: str, delta: float | None) -> str:
