@@ -64,7 +64,7 @@ def test_floor_table_without_baseline_columns(document):
     assert block[0].startswith("BELOW FLOOR")
     assert block[1].split() == ["metric", "value", "threshold", "status"]
     row = next(line for line in block if line.strip().startswith("recall@5"))
-    assert row.split() == ["recall@5", "0.562", "≥", "0.600", "below", "floor"]
+    assert row.split() == ["recall@5", "0.563", "≥", "0.600", "below", "floor"]
 
 
 def test_error_test_shows_the_problem(document):
