@@ -19,10 +19,11 @@ import inspect
 import threading
 import time
 import traceback
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
+from pytest_ragcheck.aio import run_blocking
 from pytest_ragcheck.errors import RetrieverError
 from pytest_ragcheck.hits import Hit, normalize_hits
 
@@ -236,36 +237,6 @@ def _ms(start: float) -> float:
 # --------------------------------------------------------------------------- event loops
 
 
-def _run_coroutine_blocking(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Run a coroutine to completion from sync code, whatever the current thread's loop state.
-
-    Without a running loop it uses a private loop here (``loop_factory`` keeps the thread's
-    current-loop setting untouched); inside a running loop it uses a fresh loop on a helper
-    thread, since the running loop cannot be re-entered.
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        with asyncio.Runner(loop_factory=asyncio.new_event_loop) as runner:
-            return runner.run(factory())
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            with asyncio.Runner(loop_factory=asyncio.new_event_loop) as runner:
-                box["value"] = runner.run(factory())
-        except BaseException as exc:  # re-raised in the calling thread
-            box["error"] = exc
-
-    helper = threading.Thread(target=target, name="ragcheck-async", daemon=True)
-    helper.start()
-    helper.join()
-    if "error" in box:
-        raise box["error"]
-    result: T = box["value"]
-    return result
-
-
 async def _await_value(awaitable: Any) -> Any:
     return await awaitable
 
@@ -280,7 +251,7 @@ def _call_sync(
     try:
         raw = resolved.call(query, k)
         if inspect.isawaitable(raw):  # a plain function that returned a coroutine
-            raw = _run_coroutine_blocking(functools.partial(_await_value, raw))
+            raw = run_blocking(functools.partial(_await_value, raw))
     except Exception as exc:
         return _failed(exc, _ms(start))
     return _finish(raw, _ms(start), id_key)
@@ -512,7 +483,7 @@ def run_retriever(
             id_key=id_key,
             progress=progress,
         )
-    return _run_coroutine_blocking(
+    return run_blocking(
         functools.partial(
             _run_async,
             resolved,

@@ -10,12 +10,12 @@ starts an event loop.
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
+from pytest_ragcheck.aio import run_blocking
 from pytest_ragcheck.config import JudgeSettings
 from pytest_ragcheck.errors import ConfigError
 from pytest_ragcheck.judge import client as judge_client
@@ -246,32 +246,6 @@ def _no_text(ranks: Sequence[int]) -> str:
     )
 
 
-def _run_in_thread(factory: Callable[[], Awaitable[T]]) -> T:
-    """Run a coroutine to completion in a fresh loop on a helper thread.
-
-    Works whether or not the caller is inside a running event loop (pytest-asyncio tests,
-    notebooks), never touches the caller's loop, and never patches asyncio.
-    """
-    result: dict[str, Any] = {}
-
-    async def main() -> T:
-        return await factory()
-
-    def target() -> None:
-        try:
-            with quiet_litellm():
-                result["value"] = asyncio.run(main())
-        except BaseException as exc:  # re-raised in the caller's thread
-            result["error"] = exc
-
-    thread = threading.Thread(target=target, name="ragcheck-judge", daemon=True)
-    thread.start()
-    thread.join()
-    if "error" in result:
-        raise result["error"]
-    return result["value"]  # type: ignore[no-any-return]
-
-
 def compute_judge_metrics(
     items: Sequence[JudgeItem],
     specs: Sequence[MetricSpec],
@@ -395,7 +369,8 @@ def _judge(
             await asyncio.gather(*(one(job) for job in misses))
         return client.calls, client.retries
 
-    run.calls, run.retries = _run_in_thread(judge_all)
+    with quiet_litellm():  # once around the whole run: catch_warnings is process-wide
+        run.calls, run.retries = run_blocking(judge_all)
 
 
 class _Scorer:

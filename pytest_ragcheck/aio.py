@@ -1,0 +1,47 @@
+"""Running a coroutine from synchronous code, whatever the event-loop state of the caller.
+
+The fixture is synchronous but is often called from ``async def`` tests (pytest-asyncio) or
+notebooks, where a loop is already running in this thread and cannot be re-entered; the
+plugin never patches asyncio (no ``nest_asyncio``), so it uses a fresh loop on a helper thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+__all__ = ["run_blocking"]
+
+T = TypeVar("T")
+
+
+def run_blocking(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run ``factory()`` to completion and return its value (exceptions propagate).
+
+    Without a running loop it uses a private loop in this thread (``loop_factory`` keeps the
+    thread's current-loop setting untouched); inside a running loop, a fresh loop on a helper
+    thread.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        with asyncio.Runner(loop_factory=asyncio.new_event_loop) as runner:
+            return runner.run(factory())
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            with asyncio.Runner(loop_factory=asyncio.new_event_loop) as runner:
+                box["value"] = runner.run(factory())
+        except BaseException as exc:  # re-raised in the calling thread
+            box["error"] = exc
+
+    helper = threading.Thread(target=target, name="ragcheck-async", daemon=True)
+    helper.start()
+    helper.join()
+    if "error" in box:
+        raise box["error"]
+    result: T = box["value"]
+    return result
