@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pytest_ragcheck.errors import ConfigError, did_you_mean
-from pytest_ragcheck.names import DEFAULT_METRICS, MetricSpec, all_metric_names, parse_metric
+from pytest_ragcheck.names import DEFAULT_METRICS, MetricSpec, parse_metric
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -357,8 +357,3 @@ def _judge_settings(kw: Mapping[str, Any], base: JudgeSettings) -> JudgeSettings
         concurrency=concurrency,
         timeout=timeout,
     )
-
-
-def known_metric_names() -> tuple[str, ...]:
-    """For messages: every metric name a user may write (without cutoff)."""
-    return all_metric_names()

@@ -16,6 +16,7 @@ from pytest_ragcheck.result import CaseResult, HitRecord, Result
 if TYPE_CHECKING:
     from pytest_ragcheck.config import Settings
     from pytest_ragcheck.golden import GoldenCase, GoldenSet
+    from pytest_ragcheck.hits import SpanMatch
     from pytest_ragcheck.names import MetricSpec
     from pytest_ragcheck.runner import RetrievalOutcome
 
@@ -89,14 +90,14 @@ def evaluate_golden(
     by_id: dict[str, CaseResult] = {}
     rankings: list[list[str]] = []
     relevances: list[Mapping[str, int]] = []
-    span_found: list[list[int | None] | None] = []
+    span_matches: list[SpanMatch | None] = []
     for case, outcome in zip(to_run, outcomes, strict=True):
-        case_result, ranking, relevance, spans = _case_result(case, outcome)
+        case_result, ranking, relevance, match = _case_result(case, outcome)
         by_id[case.id] = case_result
         if case_result.status == "ok" or settings.on_error == "zero":
             rankings.append(ranking)
             relevances.append(relevance)
-            span_found.append(spans)
+            span_matches.append(match)
 
     scored = [
         by_id[c.id] for c in to_run if by_id[c.id].status == "ok" or settings.on_error == "zero"
@@ -106,7 +107,7 @@ def evaluate_golden(
         for i, case_result in enumerate(scored):
             for spec in rank_specs:
                 case_result.values[spec.name] = float(values[spec.name][i])
-        _apply_span_recall(scored, span_found, rank_specs)
+        _apply_span_recall(scored, span_matches, rank_specs)
 
     info: dict[str, Any] = {}
     judge_specs = [s for s in settings.metrics if s.kind == "judge"]
@@ -142,7 +143,7 @@ def evaluate_golden(
 
 def _case_result(
     case: GoldenCase, outcome: RetrievalOutcome
-) -> tuple[CaseResult, list[str], Mapping[str, int], list[int | None] | None]:
+) -> tuple[CaseResult, list[str], Mapping[str, int], SpanMatch | None]:
     """Turn one retriever outcome into hit records plus the ranking the metrics read."""
     from pytest_ragcheck.hits import match_spans
 
@@ -194,7 +195,7 @@ def _case_result(
             result,
             ranking,
             {_SPAN_ID.format(j): 1 for j in range(len(spans))},
-            list(match.span_rank),
+            match,
         )
     for i, hit in enumerate(hits):
         result.hits.append(
@@ -212,33 +213,30 @@ def _case_result(
 
 def _apply_span_recall(
     scored: Sequence[CaseResult],
-    span_found: Sequence[list[int | None] | None],
+    matches: Sequence[SpanMatch | None],
     specs: Sequence[MetricSpec],
 ) -> None:
     """Text-span cases: recall counts the spans contained in the top k (SPEC §3).
 
     A hit may contain several new spans; the id-based ranking credits it with one, so the
-    recall-like metrics (and F1) are recomputed from the span ranks.
+    recall-like metrics (and F1) are recomputed from the span match.
     """
-    for case_result, spans in zip(scored, span_found, strict=True):
-        if spans is None or not spans:
+    for case_result, match in zip(scored, matches, strict=True):
+        if match is None or not match.span_rank:
             continue
-        total = len(spans)
         for spec in specs:
             if spec.base not in (*_RECALL_LIKE, "f1"):
                 continue
             k = spec.k
-            found = sum(1 for r in spans if r is not None and (k is None or r <= k))
-            recall = found / total
+            recall = match.spans_found(k) / len(match.span_rank)
             if spec.base in _RECALL_LIKE:
                 case_result.values[spec.name] = recall
-            else:
-                top = case_result.hits if k is None else case_result.hits[:k]
-                denominator = len(case_result.hits) if k is None else k
-                prec = sum(1 for h in top if h.grade) / denominator if denominator else 0.0
-                case_result.values[spec.name] = (
-                    0.0 if prec + recall == 0 else 2 * prec * recall / (prec + recall)
-                )
+                continue
+            denominator = len(match.relevant) if k is None else k
+            prec = match.relevant_hits(k) / denominator if denominator else 0.0
+            case_result.values[spec.name] = (
+                0.0 if prec + recall == 0 else 2 * prec * recall / (prec + recall)
+            )
 
 
 def _run_judge(

@@ -7,7 +7,7 @@ failure message picks the worst cases: all of that reads from here, so a run hap
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -194,7 +194,3 @@ class Result:
 
 def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
-
-
-def mean(values: Sequence[float]) -> float:
-    return math.fsum(values) / len(values) if values else 0.0
