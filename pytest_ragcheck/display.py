@@ -1,0 +1,45 @@
+"""How numbers and texts are written for people: one place, so every output agrees.
+
+Pure and dependency-free: the failure message, the terminal summary and the Markdown, HTML and
+JSON reports all format values through these helpers, so ``0.3685`` never reads ``0.368`` in
+one place and ``0.369`` in another.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import ROUND_HALF_UP, Decimal
+
+__all__ = ["MINUS", "format_value", "shorten", "signed"]
+
+#: The real minus sign (U+2212): a delta reads ``−0.034``, not ``-0.034``.
+MINUS = "−"
+
+
+def format_value(value: float | None, *, decimals: int = 3) -> str:
+    """Three decimals, rounded half-up from the value at baseline precision (4 decimals).
+
+    A baseline stores 0.3685 for a current 0.36852; plain ``f"{x:.3f}"`` prints those as
+    0.368 and 0.369 (binary rounding), which reads as a change that is not there.
+    """
+    if value is None:
+        return "-"
+    if not math.isfinite(value):
+        return str(value)
+    if abs(value) >= 100:
+        decimals = 1
+    quantum = Decimal(1).scaleb(-decimals)
+    return str(Decimal(repr(round(value, 4))).quantize(quantum, rounding=ROUND_HALF_UP))
+
+
+def signed(value: float | None, *, decimals: int = 3) -> str:
+    """A signed difference with a real minus sign: ``+0.012``, ``−0.034`` (``-`` for none)."""
+    if value is None:
+        return "-"
+    return f"{value:+.{decimals}f}".replace("-", MINUS)
+
+
+def shorten(text: object, width: int = 60) -> str:
+    """``text`` on one line (white space collapsed), cut to ``width`` characters with ``…``."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
