@@ -26,6 +26,7 @@ __all__ = [
     "MAX_PRECISION",
     "SCHEMA_VERSION",
     "BaselineDoc",
+    "BaselineOptions",
     "NewerBaselineError",
     "round_value",
 ]
@@ -49,6 +50,16 @@ _KEYS = (
     "precision",
     "schema_version",
 )
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineOptions:
+    """Session-wide baseline settings (ini keys), read once at start-up."""
+
+    #: Decimals kept in the file (ini ``ragcheck_baseline_precision``).
+    precision: int = DEFAULT_PRECISION
+    #: Fail when a metric improves beyond tolerance (ini ``ragcheck_fail_on_improvement``).
+    fail_on_improvement: bool = False
 
 
 class NewerBaselineError(BaselineError):
