@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numbers
 import unicodedata
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+
+from pytest_ragcheck.ids import as_id
 
 __all__ = [
     "ACCEPTED_HIT_SHAPES",
@@ -68,19 +69,6 @@ def _shape_error(obj: object, reason: str = "") -> TypeError:
     )
 
 
-def _as_id(value: object) -> str | None:
-    """A usable document id, or ``None``. Integers (JSON, numpy) become their decimal string."""
-    if isinstance(value, str):
-        return value if value else None
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, numbers.Integral):
-        return str(int(value))
-    if isinstance(value, uuid.UUID):
-        return str(value)
-    return None
-
-
 def _as_score(value: object, owner: object) -> float | None:
     if value is None:
         return None
@@ -120,17 +108,17 @@ def _find_id(container: object, id_key: str | None, defaults: Sequence[str], own
     if id_key is not None:
         for raw in (_meta_value(container, id_key), _get(container, id_key)):
             if raw is not None:
-                found = _as_id(raw)
+                found = as_id(raw)
                 if found is None:
                     raise _shape_error(owner, f"id {id_key!r} must be a str or int")
                 return found
         raise _shape_error(owner, f"no {id_key!r} key in the hit or in its metadata (id_key)")
     for key in defaults:
-        found = _as_id(_get(container, key))
+        found = as_id(_get(container, key))
         if found is not None:
             return found
     for key in _ID_KEYS:
-        found = _as_id(_meta_value(container, key))
+        found = as_id(_meta_value(container, key))
         if found is not None:
             return found
     raise _shape_error(
@@ -166,7 +154,7 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
         if not obj:
             raise _shape_error(obj, "empty id")
         return Hit(obj)
-    simple = _as_id(obj)
+    simple = as_id(obj)
     if simple is not None:
         return Hit(simple)
     if isinstance(obj, Mapping):
@@ -222,7 +210,7 @@ def _unwrap(raw: object) -> Iterable[object]:
         isinstance(raw, tuple)
         and len(raw) == 2
         and isinstance(raw[1], numbers.Real)
-        and _as_id(raw[0]) is not None
+        and as_id(raw[0]) is not None
     ):
         raise TypeError(
             f"the retriever returned one (id, score) pair {_snippet(raw)}; return a list of "
