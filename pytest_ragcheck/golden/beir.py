@@ -1,0 +1,209 @@
+"""BEIR-style golden sets: ``queries.jsonl`` plus qrels (``qrels.tsv`` or ``qrels/<split>.tsv``).
+
+Only judged queries become cases; what was skipped or ignored (unjudged queries, qrels for
+unknown queries, repeated judgments) is kept as notes for the report instead of failing.
+``corpus.jsonl`` is counted, never loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_ragcheck.display import shorten
+from pytest_ragcheck.errors import GoldenSetError, did_you_mean
+from pytest_ragcheck.golden.build import CaseBuilder, problem_error
+from pytest_ragcheck.golden.files import display_path, jsonl_records, read_text, split_lines
+from pytest_ragcheck.golden.model import GoldenSet
+from pytest_ragcheck.ids import as_id
+
+__all__ = ["BeirFiles", "beir_files", "beir_files_for_qrels", "load_beir"]
+
+
+@dataclass(frozen=True, slots=True)
+class BeirFiles:
+    """The files of one BEIR golden set: the qrels actually read and the optional corpus."""
+
+    queries: Path
+    qrels: Path
+    corpus: Path | None
+
+    @classmethod
+    def in_folder(cls, folder: Path, qrels: Path) -> BeirFiles:
+        corpus = folder / "corpus.jsonl"
+        return cls(folder / "queries.jsonl", qrels, corpus if corpus.is_file() else None)
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        """Every file whose change must reload the set."""
+        read = (self.queries, self.qrels)
+        return read if self.corpus is None else (*read, self.corpus)
+
+
+def beir_files(folder: Path, split: str | None, display: str) -> BeirFiles:
+    """The files of a BEIR folder; ``split`` picks ``qrels/<split>.tsv``.
+
+    Without a split: ``qrels.tsv``, else ``qrels/test.tsv``, else the only split.
+    """
+    root_qrels = folder / "qrels.tsv"
+    qdir = folder / "qrels"
+    splits = sorted(p.stem for p in qdir.glob("*.tsv")) if qdir.is_dir() else []
+    if not (folder / "queries.jsonl").is_file() or not (root_qrels.is_file() or splits):
+        try:
+            found = ", ".join(sorted(p.name for p in folder.iterdir())[:12]) or "nothing"
+        except OSError:
+            found = "nothing readable"
+        raise GoldenSetError(
+            f"folder {display} is not a BEIR-style golden set: expected queries.jsonl and "
+            f"qrels.tsv or qrels/<split>.tsv; found: {found}"
+        )
+    if split is not None:
+        if split in splits:
+            qrels = qdir / f"{split}.tsv"
+        else:
+            available = ", ".join(splits) if splits else "none (the folder has a single qrels.tsv)"
+            raise GoldenSetError(
+                f"{display}: no qrels for split {split!r}{did_you_mean(split, splits)}; "
+                f"available splits: {available}"
+            )
+    elif root_qrels.is_file():
+        qrels = root_qrels
+    elif "test" in splits:
+        qrels = qdir / "test.tsv"
+    elif len(splits) == 1:
+        qrels = qdir / f"{splits[0]}.tsv"
+    else:
+        raise GoldenSetError(
+            f"{display}: several qrels splits ({', '.join(splits)}) and none is 'test'; choose "
+            "one with split=... or point cases= at the qrels file, e.g. "
+            f"{display}/qrels/{splits[0]}.tsv"
+        )
+    return BeirFiles.in_folder(folder, qrels)
+
+
+def beir_files_for_qrels(path: Path, display: str) -> BeirFiles:
+    """A ``.tsv`` given directly: its ``queries.jsonl`` is next to it or one folder up."""
+    for folder in (path.parent, path.parent.parent):
+        if (folder / "queries.jsonl").is_file():
+            return BeirFiles.in_folder(folder, path)
+    raise GoldenSetError(
+        f"{display}: a .tsv golden set is read as BEIR qrels, but no queries.jsonl was found "
+        "next to it or in the folder above"
+    )
+
+
+def _parse_qrels(path: Path, display: str) -> tuple[dict[str, dict[str, int]], int]:
+    """``qid docid grade`` rows (tab- or space-separated, TREC's 4 columns also accepted)."""
+    text = read_text(path, display)
+    qrels: dict[str, dict[str, int]] = {}
+    repeats = 0
+    first_row = True
+    problems: list[str] = []
+    for number, line in split_lines(text):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        parts = [p.strip() for p in stripped.split("\t")] if "\t" in stripped else stripped.split()
+        if len(parts) == 4:
+            qid, _, docid, grade_text = parts
+        elif len(parts) == 3:
+            qid, docid, grade_text = parts
+        else:
+            problems.append(
+                f"{display}:{number}: expected 3 columns 'qid docid grade' (or TREC's 4), "
+                f"got {len(parts)}"
+            )
+            first_row = False
+            continue
+        try:
+            grade = int(grade_text)
+        except ValueError:
+            if not first_row:  # the first row may be a header such as "query-id corpus-id score"
+                problems.append(f"{display}:{number}: grade must be an integer, got {grade_text!r}")
+            first_row = False
+            continue
+        first_row = False
+        if not qid or not docid:
+            problems.append(f"{display}:{number}: empty query or document id")
+            continue
+        judged = qrels.setdefault(qid, {})
+        if docid in judged:
+            repeats += 1
+        judged[docid] = grade
+    if problems:
+        raise problem_error(display, problems)
+    if not qrels:
+        raise GoldenSetError(f"qrels file {display} has no judgments")
+    return qrels, repeats
+
+
+def _count_lines(path: Path) -> int:
+    count = 0
+    last = b"\n"
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+    return count + (last != b"\n")
+
+
+def _query_case(raw: Mapping[str, Any], qid: str, grades: dict[str, int]) -> dict[str, Any]:
+    # BEIR keeps extra query fields in "metadata"; other unknown fields are kept there too.
+    given = raw.get("metadata")
+    metadata: dict[str, Any] = dict(given) if isinstance(given, Mapping) else {}
+    metadata.update((k, v) for k, v in raw.items() if k not in ("_id", "id", "text", "metadata"))
+    return {"id": qid, "query": raw["text"], "relevance": grades, "metadata": metadata}
+
+
+def load_beir(files: BeirFiles, display: str) -> GoldenSet:
+    """One case per judged query; ``display`` names the folder (or qrels file) given."""
+    qrels_display = display_path(files.qrels)
+    queries_display = display_path(files.queries)
+    qrels, repeats = _parse_qrels(files.qrels, qrels_display)
+    text = read_text(files.queries, queries_display)
+    builder = CaseBuilder(queries_display)
+    seen_qids: set[str] = set()
+    unjudged = 0
+    for number, where, raw in jsonl_records(text, queries_display, builder.problems):
+        if not isinstance(raw, Mapping):
+            builder.problems.append(f"{where}: expected a JSON object, got {type(raw).__name__}")
+            continue
+        qid = as_id(raw.get("_id", raw.get("id")))
+        if qid is None or not qid.strip():
+            builder.problems.append(f"{where}: missing query id (field '_id' or 'id')")
+            continue
+        if qid in seen_qids:
+            builder.problems.append(f"{where}: duplicate query id {qid!r}")
+            continue
+        seen_qids.add(qid)
+        if "text" not in raw:
+            builder.problems.append(f"{where}: missing required field 'text' (the query)")
+            continue
+        if not isinstance(raw["text"], str) or not raw["text"].strip():
+            builder.problems.append(
+                f"{where}: field 'text' (the query) must be a non-empty string, "
+                f"got {shorten(repr(raw['text']))}"
+            )
+            continue
+        if qid not in qrels:
+            unjudged += 1
+            continue
+        builder.add(_query_case(raw, qid, qrels[qid]), where, f"line {number}")
+    notes: list[str] = [f"BEIR folder {display}, qrels {qrels_display}"]
+    unknown = len(set(qrels) - seen_qids)
+    if unknown:
+        notes.append(f"{unknown} qrels queries not in queries.jsonl were ignored")
+    if unjudged:
+        notes.append(f"{unjudged} queries without judgments in this qrels file were skipped")
+    if repeats:
+        notes.append(f"{repeats} repeated (qid, docid) judgments: the last one was kept")
+    if files.corpus is not None:
+        notes.append(f"corpus.jsonl: {_count_lines(files.corpus)} documents (not loaded)")
+    if not builder.cases and not builder.problems:
+        raise GoldenSetError(
+            f"{display}: no query in {queries_display} has a judgment in {qrels_display} "
+            "(do the query ids match?)"
+        )
+    return builder.finish(display, tuple(notes))

@@ -1,0 +1,161 @@
+"""Raw case dicts -> a validated ``GoldenSet``, every problem one readable line.
+
+Users never see a raw pydantic dump: each validation error is rewritten to name the place
+(``file:3``, ``case #2``) and the field, and all problems of a set are reported together.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+
+from pydantic import ValidationError
+
+from pytest_ragcheck.display import shorten
+from pytest_ragcheck.errors import GoldenSetError, did_you_mean
+from pytest_ragcheck.golden.model import GoldenCase, GoldenSet
+
+__all__ = ["CaseBuilder", "from_objects", "problem_error"]
+
+#: Errors listed in one message before the rest are summarised as "... and N more".
+_MAX_PROBLEMS = 20
+_CASE_FIELDS: tuple[str, ...] = tuple(GoldenCase.model_fields)
+#: Common spellings from other tools, used only to suggest the right field name.
+_FIELD_ALIASES: dict[str, str] = {
+    "question": "query",
+    "text": "query",
+    "query_text": "query",
+    "qid": "id",
+    "query_id": "id",
+    "_id": "id",
+    "relevant_ids": "expected_ids",
+    "relevant_docs": "expected_ids",
+    "doc_ids": "expected_ids",
+    "ids": "expected_ids",
+    "ground_truth_ids": "expected_ids",
+    "qrels": "relevance",
+    "grades": "relevance",
+    "judgments": "relevance",
+    "relevant_texts": "expected_texts",
+    "contexts": "expected_texts",
+    "ground_truth_contexts": "expected_texts",
+    "answer": "reference_answer",
+    "ground_truth": "reference_answer",
+    "reference": "reference_answer",
+    "meta": "metadata",
+}
+
+
+def _suggest_field(name: str) -> str:
+    alias = _FIELD_ALIASES.get(name.lower())
+    if alias is not None:
+        return f" (did you mean {alias!r}?)"
+    return did_you_mean(name, _CASE_FIELDS)
+
+
+def _format_loc(loc: tuple[int | str, ...]) -> str:
+    parts = [p for p in loc if p != "[key]"]
+    if not parts:
+        return ""
+    out = str(parts[0])
+    for part in parts[1:]:
+        out += f"[{part}]" if isinstance(part, int) else f"[{json.dumps(part, ensure_ascii=False)}]"
+    return out
+
+
+def _validation_problems(exc: ValidationError) -> list[str]:
+    """Rewrite pydantic's errors as one readable line each."""
+    problems: list[str] = []
+    errors = exc.errors(include_url=False)
+    query_failed = any(err["loc"][:1] == ("query",) for err in errors)
+    for err in errors:
+        loc = tuple(err["loc"])
+        if query_failed and loc == ("id",) and err["input"] is None:
+            continue  # the id is derived from the query: only the query problem is real
+        where = _format_loc(loc)
+        kind = err["type"]
+        if kind == "extra_forbidden":
+            name = str(loc[-1])
+            problems.append(f"unknown field {name!r}{_suggest_field(name)}")
+        elif kind == "missing":
+            problems.append(f"missing required field '{where}'")
+        elif kind == "value_error":
+            msg = str(err["msg"]).removeprefix("Value error, ")
+            problems.append(f"field '{where}': {msg}")
+        elif kind == "model_type":
+            problems.append(f"expected a JSON object, got {type(err['input']).__name__}")
+        else:
+            key_note = " (key)" if loc and loc[-1] == "[key]" else ""
+            problems.append(
+                f"field '{where}'{key_note}: {str(err['msg']).lower().removeprefix('input ')}"
+                f", got {type(err['input']).__name__} {shorten(repr(err['input']))}"
+            )
+    return problems
+
+
+def problem_error(title: str, problems: list[str]) -> GoldenSetError:
+    """One error for all ``problems`` of ``title`` (a lone problem is the whole message)."""
+    if len(problems) == 1:
+        return GoldenSetError(problems[0])
+    shown = problems[:_MAX_PROBLEMS]
+    more = len(problems) - len(shown)
+    lines = [f"{title} has {len(problems)} problems:", *(f"  {p}" for p in shown)]
+    if more:
+        lines.append(f"  ... and {more} more")
+    return GoldenSetError("\n".join(lines))
+
+
+class CaseBuilder:
+    """Validates raw case dicts, collecting problems and checking id uniqueness."""
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.cases: list[GoldenCase] = []
+        self.problems: list[str] = []
+        self._first_seen: dict[str, tuple[str, bool]] = {}
+
+    def add(self, raw: object, where: str, place: str) -> None:
+        """``where`` prefixes messages (``file:3``); ``place`` names it in a duplicate note."""
+        if isinstance(raw, GoldenCase):
+            case = raw
+            derived = False
+        elif isinstance(raw, Mapping):
+            try:
+                case = GoldenCase.model_validate(dict(raw))
+            except ValidationError as exc:
+                self.problems.extend(f"{where}: {p}" for p in _validation_problems(exc))
+                return
+            derived = raw.get("id") is None
+        else:
+            kind = "a GoldenCase or a dict" if self.title == "cases" else "a JSON object"
+            self.problems.append(f"{where}: expected {kind}, got {type(raw).__name__}")
+            return
+        first = self._first_seen.get(case.id)
+        if first is not None:
+            first_place, first_derived = first
+            if derived and first_derived:
+                self.problems.append(
+                    f"{where}: duplicate id {case.id!r} (derived from the same query as "
+                    f"{first_place}); remove the repeat or give the cases distinct ids"
+                )
+            else:
+                self.problems.append(f"{where}: duplicate id {case.id!r} (also on {first_place})")
+            return
+        self._first_seen[case.id] = (place, derived)
+        self.cases.append(case)
+
+    def finish(self, source: str, notes: tuple[str, ...] = ()) -> GoldenSet:
+        """The set, or one error listing every problem (an empty set is one too)."""
+        if self.problems:
+            raise problem_error(self.title, self.problems)
+        if not self.cases:
+            raise GoldenSetError(f"{self.title} contains no cases")
+        return GoldenSet(tuple(self.cases), source, notes)
+
+
+def from_objects(items: Iterable[object]) -> GoldenSet:
+    """An in-memory golden set: ``GoldenCase`` objects or dicts, named ``case #N`` in messages."""
+    builder = CaseBuilder("cases")
+    for position, raw in enumerate(items, 1):
+        builder.add(raw, f"case #{position}", f"case #{position}")
+    return builder.finish("<cases>")

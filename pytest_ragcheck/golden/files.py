@@ -1,0 +1,140 @@
+"""Reading golden-set files: UTF-8 text, strict JSON and the ``.jsonl``/``.json`` loaders.
+
+Every problem names the file, the line and (for JSON syntax) the column. JSON objects with a
+repeated key are rejected: ``json`` would silently keep the last value.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from pytest_ragcheck.errors import GoldenSetError, did_you_mean
+from pytest_ragcheck.golden.build import CaseBuilder
+from pytest_ragcheck.golden.model import GoldenSet
+from pytest_ragcheck.ids import as_id
+
+__all__ = ["display_path", "jsonl_records", "load_json", "load_jsonl", "read_text", "split_lines"]
+
+
+def display_path(path: Path) -> str:
+    """A short path for messages: relative to the current directory when below it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except (ValueError, OSError):  # not below the current directory, or it was removed
+        return str(path)
+
+
+def read_text(path: Path, display: str) -> str:
+    """The file as text (UTF-8, a BOM allowed); an unreadable file or byte names its line."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise GoldenSetError(f"cannot read golden set {display}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise GoldenSetError(f"{display}:{line}: not valid UTF-8 ({exc.reason})") from None
+
+
+def split_lines(text: str) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` pairs, counting from 1."""
+    # Split on "\n" only: str.splitlines() also breaks on U+2028, which JSON allows in strings.
+    for number, line in enumerate(text.split("\n"), 1):
+        yield number, line.rstrip("\r")
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
+# One shared decoder: json.loads(..., object_pairs_hook=...) would build a new one per line.
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys)
+
+
+def _parse_json(text: str, display: str, line: int | None = None) -> Any:
+    """Parse JSON; errors name the file, the line and the column.
+
+    ``line`` is the file line of ``text`` when it is one JSONL line.
+    """
+    try:
+        return _DECODER.decode(text)
+    except json.JSONDecodeError as exc:
+        lineno = exc.lineno if line is None else line
+        raise GoldenSetError(f"{display}:{lineno}:{exc.colno}: malformed JSON: {exc.msg}") from None
+    except _DuplicateKey as exc:
+        where = display if line is None else f"{display}:{line}"
+        raise GoldenSetError(f"{where}: duplicate key {exc.key!r} in a JSON object") from None
+
+
+def jsonl_records(text: str, display: str, problems: list[str]) -> Iterator[tuple[int, str, Any]]:
+    """``(line number, "file:line", value)`` for each non-blank JSONL line.
+
+    A malformed line is added to ``problems`` and skipped, so one run reports every bad line.
+    """
+    for number, line in split_lines(text):
+        if not line.strip():
+            continue
+        try:
+            raw = _parse_json(line, display, number)
+        except GoldenSetError as exc:
+            problems.append(str(exc))
+            continue
+        yield number, f"{display}:{number}", raw
+
+
+def load_jsonl(path: Path, display: str) -> GoldenSet:
+    """One case per line; blank lines are skipped."""
+    builder = CaseBuilder(display)
+    for number, where, raw in jsonl_records(read_text(path, display), display, builder.problems):
+        builder.add(raw, where, f"line {number}")
+    if not builder.cases and not builder.problems:
+        raise GoldenSetError(f"golden set {display} is empty (expected one JSON case per line)")
+    return builder.finish(display)
+
+
+def load_json(path: Path, display: str) -> GoldenSet:
+    """A JSON list of cases, or ``{"cases": [...]}``."""
+    text = read_text(path, display)
+    if not text.strip():
+        raise GoldenSetError(f"golden set {display} is empty (expected a JSON list of cases)")
+    data = _parse_json(text, display)
+    if isinstance(data, Mapping):
+        extra = [key for key in data if key != "cases"]
+        if extra:
+            raise GoldenSetError(
+                f"{display}: unknown top-level key {extra[0]!r}"
+                f"{did_you_mean(extra[0], ['cases'])}; expected a list of cases or "
+                '{"cases": [...]}'
+            )
+        if "cases" not in data:
+            raise GoldenSetError(f'{display}: expected a list of cases or {{"cases": [...]}}')
+        data = data["cases"]
+    if not isinstance(data, list):
+        raise GoldenSetError(
+            f'{display}: expected a list of cases or {{"cases": [...]}}, got {type(data).__name__}'
+        )
+    builder = CaseBuilder(display)
+    for position, raw in enumerate(data, 1):
+        label = f"case #{position}"
+        case_id = as_id(raw.get("id")) if isinstance(raw, Mapping) else None
+        if case_id is not None:
+            label += f" (id {case_id!r})"
+        builder.add(raw, f"{display}: {label}", f"case #{position}")
+    return builder.finish(display)

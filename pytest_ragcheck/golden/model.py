@@ -1,0 +1,203 @@
+"""The golden-set data: ``GoldenCase`` (one validated query), ``GoldenSet`` and its content hash.
+
+Only this package imports pydantic, and the plugin imports the package lazily, so projects that
+never load a golden set never pay for it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictInt,
+    field_validator,
+    model_validator,
+)
+
+from pytest_ragcheck.errors import GoldenSetError, did_you_mean
+from pytest_ragcheck.hits import normalize_text
+from pytest_ragcheck.ids import as_id
+
+__all__ = ["GoldenCase", "GoldenSet", "derive_case_id"]
+
+#: Bumped whenever the canonical form hashed by ``GoldenSet.content_hash`` changes.
+_HASH_VERSION = 1
+
+Mode = Literal["ids", "texts", "none"]
+
+
+def derive_case_id(query: str) -> str:
+    """The id of a case that has none: ``"q-"`` + the first 10 hex digits of SHA-1(query).
+
+    The query is hashed exactly as written (UTF-8), so the id is stable across runs and
+    platforms and two cases with the same query collide (reported as a duplicate id).
+    """
+    return "q-" + hashlib.sha1(query.encode("utf-8")).hexdigest()[:10]
+
+
+def _coerce_id(value: object) -> object:
+    # An integer id becomes its string as for hits; anything else goes on to pydantic's str
+    # check unchanged, so a float, a bool or a blank id is reported with its own type.
+    found = as_id(value)
+    return value if found is None else found
+
+
+def _non_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+DocId = Annotated[str, BeforeValidator(_coerce_id), AfterValidator(_non_blank)]
+
+
+class GoldenCase(BaseModel):
+    """One golden query and what a good retriever must return for it.
+
+    ``expected_ids`` count as grade 1 unless ``relevance`` grades them (``relevance`` wins);
+    grade 0 means judged not relevant. A case with only ``expected_texts`` is matched by text
+    spans instead of ids (see :func:`pytest_ragcheck.hits.match_spans`).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # Optional in the constructor: filled in from the query by ``_derive_id`` when absent.
+    id: DocId = Field(default=None, validate_default=True)
+    query: str
+    expected_ids: list[DocId] = Field(default_factory=list)
+    relevance: dict[DocId, StrictInt] = Field(default_factory=dict)
+    expected_texts: list[str] = Field(default_factory=list)
+    reference_answer: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derive_id(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and data.get("id") is None:
+            query = data.get("query")
+            if isinstance(query, str) and query.strip():
+                return {**data, "id": derive_case_id(query)}
+        return data
+
+    @field_validator("query")
+    @classmethod
+    def _query_not_empty(cls, value: str) -> str:
+        return _non_blank(value)
+
+    @field_validator("expected_texts")
+    @classmethod
+    def _spans_not_empty(cls, value: list[str]) -> list[str]:
+        for position, span in enumerate(value):
+            if not normalize_text(span):
+                raise ValueError(f"span #{position + 1} is empty (it would match every text)")
+        return value
+
+    def relevance_map(self) -> dict[str, int]:
+        """Graded judgments: ``expected_ids`` at grade 1, overridden by ``relevance``."""
+        grades = dict.fromkeys(self.expected_ids, 1)
+        grades.update(self.relevance)
+        return grades
+
+    @property
+    def mode(self) -> Mode:
+        """``"ids"`` when the case has id judgments, else ``"texts"`` with spans, else ``"none"``."""
+        if self.expected_ids or self.relevance:
+            return "ids"
+        if self.expected_texts:
+            return "texts"
+        return "none"
+
+    @property
+    def has_relevance(self) -> bool:
+        """Whether there is anything relevant to find: an id with grade >= 1 or a text span.
+
+        Judgments that are all grade 0 do not count: every rank metric would be 0 for them.
+        """
+        return self.relevant_count > 0
+
+    @property
+    def relevant_count(self) -> int:
+        """R: relevant ids (grade >= 1) in id mode, the number of spans in text mode."""
+        if self.mode == "ids":
+            return sum(1 for grade in self.relevance_map().values() if grade >= 1)
+        return len(self.expected_texts)
+
+
+@dataclass(frozen=True)
+class GoldenSet:
+    """An ordered, validated collection of golden cases.
+
+    ``content_hash`` is a SHA-256 over a canonical JSON of what can change a score (id, query,
+    merged relevance grades, text spans, reference answer) in case order; it deliberately leaves
+    out ``tags`` and ``metadata`` so that editing notes does not invalidate stored baselines.
+    """
+
+    cases: tuple[GoldenCase, ...]
+    source: str
+    notes: tuple[str, ...] = ()
+
+    @functools.cached_property
+    def content_hash(self) -> str:
+        """Computed on first use (the baseline needs it; plain runs of big sets do not)."""
+        return _content_hash(self.cases)
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+    def __iter__(self) -> Iterator[GoldenCase]:
+        return iter(self.cases)
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """Every tag used by a case, sorted."""
+        return tuple(sorted({tag for case in self.cases for tag in case.tags}))
+
+    def select(self, tags: Sequence[str] | None) -> GoldenSet:
+        """The cases carrying ANY of ``tags`` (all cases for ``None`` or an empty list).
+
+        A tag that no case carries is an error (it is almost always a typo).
+        """
+        if not tags:
+            return self
+        if isinstance(tags, str):
+            tags = [tags]
+        known = self.tags
+        for tag in tags:
+            if tag not in known:
+                listing = ", ".join(known) if known else "none (no case has tags)"
+                raise GoldenSetError(
+                    f"tag {tag!r} matches no case in {self.source}{did_you_mean(tag, known)}; "
+                    f"known tags: {listing}"
+                )
+        wanted = set(tags)
+        chosen = tuple(case for case in self.cases if wanted.intersection(case.tags))
+        return GoldenSet(chosen, self.source, self.notes)
+
+
+def _content_hash(cases: Sequence[GoldenCase]) -> str:
+    payload = {
+        "version": _HASH_VERSION,
+        "cases": [
+            {
+                "id": case.id,
+                "query": case.query,
+                "relevance": case.relevance_map(),
+                "expected_texts": case.expected_texts,
+                "reference_answer": case.reference_answer,
+            }
+            for case in cases
+        ],
+    }
+    blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
