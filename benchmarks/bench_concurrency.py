@@ -10,7 +10,7 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from pytest_ragcheck.runner import run_retriever
+from pytest_ragcheck.runner import RunOptions, run_retriever
 
 SLEEP_S = 0.020
 DEFAULT_CONCURRENCY = 16
@@ -29,7 +29,9 @@ async def async_retriever(query: str) -> list[str]:
 def timed(retriever: Callable[..., object], cases: int, concurrency: int) -> float:
     queries = [f"q{i}" for i in range(cases)]
     start = time.perf_counter()
-    outcomes = run_retriever(retriever, queries, k=10, concurrency=concurrency, timeout=None)
+    outcomes = run_retriever(
+        retriever, queries, RunOptions(k=10, concurrency=concurrency, timeout=None)
+    )
     elapsed = time.perf_counter() - start
     assert len(outcomes) == cases
     assert all(o.ok for o in outcomes)
@@ -40,7 +42,9 @@ def timed_with_timeout(cases: int, concurrency: int) -> float:
     # The deadline-watching path (a per-case timeout) must not be slower in the common case.
     queries = [f"q{i}" for i in range(cases)]
     start = time.perf_counter()
-    outcomes = run_retriever(sync_retriever, queries, k=10, concurrency=concurrency, timeout=5.0)
+    outcomes = run_retriever(
+        sync_retriever, queries, RunOptions(k=10, concurrency=concurrency, timeout=5.0)
+    )
     elapsed = time.perf_counter() - start
     assert all(o.ok for o in outcomes)
     return elapsed

@@ -48,7 +48,7 @@ def evaluate_golden(
 ) -> Result:
     """Run ``retriever`` on every case of ``golden`` and compute ``settings.metrics``."""
     from pytest_ragcheck import metrics as metric_fns
-    from pytest_ragcheck.runner import run_retriever
+    from pytest_ragcheck.runner import RunOptions, run_retriever
 
     golden = _select(golden, settings)
     if len(golden) == 0:
@@ -79,10 +79,12 @@ def evaluate_golden(
     outcomes = run_retriever(
         retriever,
         [c.query for c in to_run],
-        k=settings.k,
-        concurrency=settings.concurrency,
-        timeout=settings.timeout,
-        id_key=settings.id_key,
+        RunOptions(
+            k=settings.k,
+            concurrency=settings.concurrency,
+            timeout=settings.timeout,
+            id_key=settings.id_key,
+        ),
         progress=retrieval_progress if progress is not None else None,
     )
 

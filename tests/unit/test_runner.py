@@ -16,6 +16,7 @@ from pytest_ragcheck.hits import Hit
 from pytest_ragcheck.runner import (
     ResolvedRetriever,
     RetrievalOutcome,
+    RunOptions,
     arun_retriever,
     resolve_retriever,
     run_retriever,
@@ -25,11 +26,16 @@ QUERIES = ["alpha", "beta", "gamma", "delta", "epsilon"]
 
 
 def run(
-    retriever: object, queries: list[str] | None = None, **options: Any
+    retriever: object, queries: list[str] | None = None, *, progress: Any = None, **options: Any
 ) -> list[RetrievalOutcome]:
     settings: dict[str, Any] = {"k": None, "concurrency": 4, "timeout": None}
     settings.update(options)
-    return run_retriever(retriever, QUERIES if queries is None else queries, **settings)
+    return run_retriever(
+        retriever,
+        QUERIES if queries is None else queries,
+        RunOptions(**settings),
+        progress=progress,
+    )
 
 
 def ids(outcome: RetrievalOutcome) -> list[str]:
@@ -552,7 +558,7 @@ def test_async_retriever_from_inside_a_running_loop() -> None:
             loops.add(id(asyncio.get_running_loop()))
             return [query]
 
-        outcomes = run_retriever(retriever, QUERIES, k=None, concurrency=2, timeout=1.0)
+        outcomes = run_retriever(retriever, QUERIES, RunOptions(k=None, concurrency=2, timeout=1.0))
         return outcomes, id(outer) in loops
 
     outcomes, used_outer_loop = asyncio.run(main())
@@ -565,7 +571,7 @@ def test_sync_retriever_returning_coroutine_inside_a_running_loop() -> None:
         return aecho(query)
 
     async def main() -> list[RetrievalOutcome]:
-        return run_retriever(wrapper, ["q"], k=None, concurrency=1, timeout=None)
+        return run_retriever(wrapper, ["q"], RunOptions(k=None, concurrency=1, timeout=None))
 
     assert ids(asyncio.run(main())[0]) == ["q-1", "q-2"]
 
@@ -586,15 +592,14 @@ def test_arun_retriever_uses_the_current_loop_for_async() -> None:
     async def main() -> tuple[list[RetrievalOutcome], list[RetrievalOutcome], bool]:
         outer = asyncio.get_running_loop()
         same: list[bool] = []
+        two_workers = RunOptions(k=None, concurrency=2, timeout=None)
 
         async def retriever(query: str) -> list[str]:
             same.append(asyncio.get_running_loop() is outer)
             return [query]
 
-        async_outcomes = await arun_retriever(
-            retriever, QUERIES, k=None, concurrency=2, timeout=None
-        )
-        sync_outcomes = await arun_retriever(echo, QUERIES, k=None, concurrency=2, timeout=None)
+        async_outcomes = await arun_retriever(retriever, QUERIES, two_workers)
+        sync_outcomes = await arun_retriever(echo, QUERIES, two_workers)
         return async_outcomes, sync_outcomes, all(same)
 
     async_outcomes, sync_outcomes, on_outer_loop = asyncio.run(main())
