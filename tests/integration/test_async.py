@@ -33,9 +33,7 @@ EXPECTED = """
 
 
 def test_async_retrievers_and_pytest_asyncio_tests(suite, run_mode):
-    suite.golden()
-    suite.retriever(extra=RETRIEVERS)
-    suite.test(
+    suite.make(
         dedent(
             """
             import pytest
@@ -49,6 +47,7 @@ def test_async_retrievers_and_pytest_asyncio_tests(suite, run_mode):
             """
         )
         + EXPECTED,
+        extra=RETRIEVERS,
         name="test_sync",
     )
     suite.test(
@@ -101,8 +100,15 @@ def test_async_retrievers_and_pytest_asyncio_tests(suite, run_mode):
 
 
 def test_async_retriever_errors_and_timeouts(suite):
-    suite.golden()
-    suite.retriever(
+    suite.make(
+        """
+        from conftest import flaky
+        from pytest_ragcheck import ragcheck
+
+        @ragcheck("golden.jsonl", k=2, baseline=False, timeout=0.3)
+        def test_rag(ragcheck):
+            ragcheck(flaky)
+        """,
         extra="""
         import asyncio
 
@@ -112,17 +118,7 @@ def test_async_retriever_errors_and_timeouts(suite):
             if "gamma" in query:
                 await asyncio.sleep(5)
             return lookup(query)
-        """
-    )
-    suite.test(
-        """
-        from conftest import flaky
-        from pytest_ragcheck import ragcheck
-
-        @ragcheck("golden.jsonl", k=2, baseline=False, timeout=0.3)
-        def test_rag(ragcheck):
-            ragcheck(flaky)
-        """
+        """,
     )
     result = suite.run()
     result.assert_outcomes(failed=1)

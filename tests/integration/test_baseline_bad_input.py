@@ -10,15 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
+from harness import SERIAL_ONLY, ragcheck_module
 
-TEMPLATE = """
-from pytest_ragcheck import ragcheck
 
-@ragcheck("golden.jsonl", k=5)
-def test_{name}(ragcheck, retriever):
-    ragcheck(retriever)
-"""
+def _module(name: str) -> str:
+    return ragcheck_module('"golden.jsonl", k=5', function=f"test_{name}")
 
 
 def _edit(change: Callable[[dict[str, Any]], None]) -> Callable[[str], str]:
@@ -69,8 +65,8 @@ def test_damaged_baselines_fail_clearly_and_update_repairs_them(suite, run_mode)
     suite.golden()
     suite.retriever()
     for name in DAMAGE:
-        suite.test(TEMPLATE.format(name=name), name=f"test_{name}")
-    suite.run("--snapshot-update", "-p", "no:xdist").assert_outcomes(passed=len(DAMAGE))
+        suite.test(_module(name), name=f"test_{name}")
+    suite.update_baselines().assert_outcomes(passed=len(DAMAGE))
     good = {name: _path(root, name).read_text("utf-8") for name in DAMAGE}
     for name, (damage, _) in DAMAGE.items():
         _path(root, name).write_bytes(damage(good[name]).encode("utf-8", "surrogateescape"))
@@ -98,13 +94,11 @@ def test_damaged_baselines_fail_clearly_and_update_repairs_them(suite, run_mode)
             assert _path(root, name).read_text("utf-8") == good[name], name
 
 
-@pytest.mark.parametrize("run_mode", [pytest.param([], id="serial")])
+@SERIAL_ONLY
 def test_crlf_checkout_still_matches(suite, run_mode) -> None:
     """A baseline checked out with Windows line endings compares equal and is left alone."""
-    suite.golden()
-    suite.retriever()
-    suite.test(TEMPLATE.format(name="crlf"))
-    suite.run("--snapshot-update", "-p", "no:xdist").assert_outcomes(passed=1)
+    suite.make(_module("crlf"))
+    suite.update_baselines().assert_outcomes(passed=1)
     path = suite.path / "__snapshots__/test_rag/test_crlf[ragcheck].json"
     crlf = path.read_bytes().replace(b"\n", b"\r\n")
     path.write_bytes(crlf)

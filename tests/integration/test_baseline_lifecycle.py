@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
+from harness import SERIAL_ONLY
 
 TESTS = """
 import pytest
@@ -42,19 +42,8 @@ ODD = Path(
 )
 
 
-def snapshot_bytes(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted((root / "__snapshots__").rglob("*"))
-        if p.is_file()
-    }
-
-
 def test_baseline_life_cycle(suite, run_mode: list[str]) -> None:
-    root = suite.path
-    suite.golden()
-    suite.retriever()
-    suite.test(TESTS.format(crash=False))
+    suite.make(TESTS.format(crash=False))
 
     # 1. No baseline yet: every test fails with syrupy's hint, nothing is written.
     result = suite.run(*run_mode)
@@ -65,24 +54,24 @@ def test_baseline_life_cycle(suite, run_mode: list[str]) -> None:
         "run `pytest --snapshot-update` to record it" in text
     )
     suite.assert_clean(result)
-    assert not (root / "__snapshots__").exists()
+    assert not (suite.path / "__snapshots__").exists()
 
     # 2. --snapshot-update creates one file per test, with stable, file-system-safe names.
     result = suite.run("--snapshot-update", *run_mode)
     result.assert_outcomes(passed=3)
     assert "3 snapshots generated" in suite.text(result)
-    assert set(snapshot_bytes(root)) == {FAQ.as_posix(), PLAIN.as_posix(), ODD.as_posix()}
-    stored = json.loads((root / FAQ).read_text(encoding="utf-8"))
+    assert set(suite.snapshots()) == {FAQ.as_posix(), PLAIN.as_posix(), ODD.as_posix()}
+    stored = suite.read_json(FAQ)
     assert stored["aggregates"]["mrr@5"] == 1.0
     assert stored["n_cases"] == 4
     assert set(stored["cases"]) == {"q1", "q2", "q3", "q4"}
-    created = snapshot_bytes(root)
+    created = suite.snapshots()
 
     # 3. An unchanged rerun passes and leaves every file byte-identical.
     result = suite.run(*run_mode)
     result.assert_outcomes(passed=3)
     assert "3 snapshots passed" in suite.text(result)
-    assert snapshot_bytes(root) == created
+    assert suite.snapshots() == created
 
     # 4. A worse retriever fails with the regression message, without a traceback.
     suite.retriever(suite.WORSE)
@@ -101,9 +90,9 @@ def test_baseline_life_cycle(suite, run_mode: list[str]) -> None:
     )
     assert "hit_rate@5" not in text.split("Regressed against the baseline:")[1].split("\n\n")[0]
     suite.assert_clean(result)
-    assert snapshot_bytes(root) == created  # a failing run never rewrites a baseline
+    assert suite.snapshots() == created  # a failing run never rewrites a baseline
     # The report carries the comparison: status, p-value, interval, per-case baseline values.
-    report = json.loads((root / "report.json").read_text(encoding="utf-8"))
+    report = suite.read_json("report.json")
     faq = next(t for t in report["tests"] if t["nodeid"] == "test_rag.py::test_faq")
     assert faq["baseline"]["status"] == "compared"
     assert faq["baseline"]["path"] == FAQ.as_posix()
@@ -118,7 +107,7 @@ def test_baseline_life_cycle(suite, run_mode: list[str]) -> None:
     result = suite.run("--snapshot-update", *run_mode)
     result.assert_outcomes(passed=3)
     assert "3 snapshots updated" in suite.text(result)
-    accepted = snapshot_bytes(root)
+    accepted = suite.snapshots()
     assert json.loads(accepted[FAQ.as_posix()])["aggregates"]["mrr@5"] == 0.7083
 
     # 6. An improvement (against the accepted baseline) passes, is pointed out with the hint,
@@ -130,7 +119,7 @@ def test_baseline_life_cycle(suite, run_mode: list[str]) -> None:
     assert "mproved beyond tolerance" in text
     assert "--snapshot-update" in text
     assert "0.708 → 1.000" in text
-    assert snapshot_bytes(root) == accepted
+    assert suite.snapshots() == accepted
 
     # 7. A changed golden set is not comparable.
     suite.golden([*suite.GOLDEN, {"id": "q5", "query": "what is zeta", "expected_ids": ["z"]}])
@@ -140,7 +129,7 @@ def test_baseline_life_cycle(suite, run_mode: list[str]) -> None:
     assert "baseline not comparable: the golden set changed (content hash " in text
     assert "4 → 5 cases); re-run with --snapshot-update" in text
     suite.assert_clean(result)
-    assert snapshot_bytes(root) == accepted
+    assert suite.snapshots() == accepted
 
     # 8. A test that crashes under --snapshot-update keeps its baseline (byte-identical),
     #    while the others are re-recorded for the new golden set.
@@ -148,24 +137,22 @@ def test_baseline_life_cycle(suite, run_mode: list[str]) -> None:
     result = suite.run("--snapshot-update", *run_mode)
     result.assert_outcomes(passed=2, failed=1)
     assert "RuntimeError: the index is not built" in suite.text(result)
-    after_crash = snapshot_bytes(root)
+    after_crash = suite.snapshots()
     assert after_crash[FAQ.as_posix()] == accepted[FAQ.as_posix()]
     assert json.loads(after_crash[PLAIN.as_posix()])["n_cases"] == 5
     assert "deleted" not in suite.text(result).lower()
 
 
-@pytest.mark.parametrize("run_mode", [pytest.param([], id="serial")])
+@SERIAL_ONLY
 def test_update_new_only_creates_but_never_rewrites(suite, run_mode: list[str]) -> None:
     """``--snapshot-update-new-only`` records missing baselines and compares existing ones."""
-    suite.golden()
-    suite.retriever()
-    suite.test(TESTS.format(crash=False))
+    suite.make(TESTS.format(crash=False))
     result = suite.run("--snapshot-update-new-only", *run_mode)
     result.assert_outcomes(passed=3)
-    created = snapshot_bytes(suite.path)
+    created = suite.snapshots()
     assert len(created) == 3
     suite.retriever(suite.WORSE)
     result = suite.run("--snapshot-update-new-only", *run_mode)
     result.assert_outcomes(failed=3)
     assert "Regressed against the baseline:" in suite.text(result)
-    assert snapshot_bytes(suite.path) == created
+    assert suite.snapshots() == created

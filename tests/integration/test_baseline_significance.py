@@ -58,7 +58,7 @@ def test_significance_gate(suite, run_mode, monkeypatch) -> None:
     suite.pytester.makeconftest(textwrap.dedent(CONFTEST))
     suite.test(TESTS)
     monkeypatch.setenv("RAGCHECK_TEST_PHASE", "baseline")
-    suite.run("--snapshot-update", "-p", "no:xdist").assert_outcomes(passed=3)
+    suite.update_baselines().assert_outcomes(passed=3)
     monkeypatch.setenv("RAGCHECK_TEST_PHASE", "changed")
 
     result = suite.run(*run_mode)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from harness import ragcheck_module
 
 CASES = [
     {"id": "q1", "query": "what is alpha", "expected_ids": ["a"]},
@@ -10,22 +11,19 @@ CASES = [
     {"id": "none1", "query": "what is omega", "expected_ids": []},
     {"id": "none2", "query": "what is zeta", "relevance": {"z": 0}},
 ]
-
-TEST = """
-from pytest_ragcheck import ragcheck
-
-@ragcheck("golden.jsonl", k=2, baseline=False, metrics=["mrr", "recall"]{extra})
-def test_rag(ragcheck, retriever):
-    result = ragcheck(retriever)
-    assert result["mrr@2"] == {mrr}
-    assert [c.status for c in result.cases] == {statuses}
-"""
+RANKINGS = {"what is alpha": ["a"], "what is beta": ["b"], "what is zeta": ["z"]}
 
 
-def _suite(suite, extra="", mrr=None, statuses=None):
-    suite.golden(CASES)
-    suite.retriever({"what is alpha": ["a"], "what is beta": ["b"], "what is zeta": ["z"]})
-    suite.test(TEST.format(extra=extra, mrr=mrr, statuses=statuses))
+def _suite(suite, extra="", mrr=None, statuses=None, *, cases=CASES, rankings=RANKINGS):
+    source = ragcheck_module(
+        f'"golden.jsonl", k=2, baseline=False, metrics=["mrr", "recall"]{extra}',
+        body=f"""
+        result = ragcheck(retriever)
+        assert result["mrr@2"] == {mrr}
+        assert [c.status for c in result.cases] == {statuses}
+        """,
+    )
+    suite.make(source, cases=cases, rankings=rankings)
 
 
 @pytest.mark.parametrize("extra", ["", ", empty='error'"])
@@ -56,9 +54,7 @@ def test_zero_scores_them_zero(suite):
 
 
 def test_all_cases_skipped_is_an_error(suite):
-    suite.golden(CASES[2:])
-    suite.retriever()
-    suite.test(TEST.format(extra=", empty='skip'", mrr=None, statuses=None))
+    _suite(suite, ", empty='skip'", cases=CASES[2:], rankings=None)
     result = suite.run()
     result.assert_outcomes(failed=1)
     suite.assert_clean(result)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from bm25 import BM25, CRANFIELD, load_cranfield
+from bm25 import CRANFIELD
+from harness import cranfield_index
 
 import pytest_ragcheck
 from pytest_ragcheck.errors import ConfigError, GoldenSetError
@@ -27,13 +28,6 @@ AT_10 = {
 AT_100 = {"recall@100": "recall_100", "map@100": "map_cut_100", "r_precision": "Rprec"}
 
 
-@pytest.fixture(scope="module")
-def cranfield():
-    collection = load_cranfield()
-    index = BM25(collection.corpus)
-    return collection, index
-
-
 def _trec_means(qrels, run, measures):
     evaluator = pytrec_eval.RelevanceEvaluator(
         {q: {d: g for d, g in rel.items() if g >= 0} for q, rel in qrels.items()}, set(measures)
@@ -43,8 +37,8 @@ def _trec_means(qrels, run, measures):
     return {m: math.fsum(v[m] for v in per_query.values()) / len(per_query) for m in measures}
 
 
-def test_evaluate_equals_pytrec_eval_on_cranfield(cranfield, monkeypatch):
-    collection, index = cranfield
+def test_evaluate_equals_pytrec_eval_on_cranfield(monkeypatch):
+    collection, index = cranfield_index()
 
     def retriever(query: str, k: int) -> list[tuple[str, float]]:
         return list(index.search(query, k).items())

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 
 def test_overrides_win_and_are_validated(suite, run_mode):
-    suite.golden()
-    suite.retriever()
-    suite.test(
-        """
+    suite.make("""
         from pytest_ragcheck import ragcheck
 
         @ragcheck("golden.jsonl", k=5, baseline=False, metrics=["mrr", "precision"], min_mrr=0.99)
@@ -23,8 +20,7 @@ def test_overrides_win_and_are_validated(suite, run_mode):
         @ragcheck("golden.jsonl", baseline=False)
         def test_unknown_keyword(ragcheck, retriever):
             ragcheck(retriever, min_mrr=0.5, topk=3)
-        """
-    )
+        """)
     result = suite.run(*run_mode)
     result.assert_outcomes(passed=1, failed=1)
     suite.assert_clean(result)
@@ -34,16 +30,15 @@ def test_overrides_win_and_are_validated(suite, run_mode):
 
 
 def test_override_floor_fails_the_test(suite):
-    suite.golden()
-    suite.retriever({"what is alpha": ["a"], "what is beta": ["x", "b"]})
-    suite.test(
+    suite.make(
         """
         from pytest_ragcheck import ragcheck
 
         @ragcheck("golden.jsonl", k=2, baseline=False, min_mrr=0.1)
         def test_rag(ragcheck, retriever):
             ragcheck(retriever, min_mrr=0.5)
-        """
+        """,
+        rankings={"what is alpha": ["a"], "what is beta": ["x", "b"]},
     )
     result = suite.run()
     result.assert_outcomes(failed=1)
@@ -72,17 +67,13 @@ def test_cases_given_in_the_call_without_marker(suite):
 
 
 def test_bad_override_metric_name(suite):
-    suite.golden()
-    suite.retriever()
-    suite.test(
-        """
+    suite.make("""
         from pytest_ragcheck import ragcheck
 
         @ragcheck("golden.jsonl", baseline=False)
         def test_rag(ragcheck, retriever):
             ragcheck(retriever, metrics=["recal@5"])
-        """
-    )
+        """)
     result = suite.run()
     result.assert_outcomes(failed=1)
     suite.assert_clean(result)
@@ -90,10 +81,7 @@ def test_bad_override_metric_name(suite):
 
 
 def test_two_calls_in_one_test(suite):
-    suite.golden()
-    suite.retriever()
-    suite.test(
-        """
+    suite.make("""
         from pytest_ragcheck import ragcheck
 
         @ragcheck("golden.jsonl", baseline=False, metrics=["precision"])
@@ -102,8 +90,7 @@ def test_two_calls_in_one_test(suite):
             two = ragcheck(retriever, k=2)
             assert one["precision@1"] == 1.0
             assert two["precision@2"] == 0.625
-        """
-    )
+        """)
     suite.run().assert_outcomes(passed=1)
 
 

@@ -16,11 +16,8 @@ def test_a_plain(ragcheck, retriever):
 
 
 def test_summary_is_appended_with_regressions_first(suite, run_mode, monkeypatch):
-    suite.golden()
-    suite.test(TESTS)
-    suite.retriever(suite.PERFECT)
-    suite.run("--snapshot-update", "-p", "no:xdist")
-    suite.retriever(suite.WORSE)
+    suite.make(TESTS)
+    suite.rebaseline(suite.PERFECT, suite.WORSE)
     summary = suite.path / "step_summary.md"
     summary.write_text("## Lint\n\nok\n", encoding="utf-8")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
@@ -46,9 +43,7 @@ def test_summary_is_appended_with_regressions_first(suite, run_mode, monkeypatch
 
 
 def test_unopenable_summary_file_changes_no_outcome(suite, monkeypatch):
-    suite.golden()
-    suite.retriever()
-    suite.test(TESTS)
+    suite.make(TESTS)
     folder = suite.path / "a_folder"
     folder.mkdir()
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(folder))

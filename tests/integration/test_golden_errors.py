@@ -6,19 +6,22 @@ from __future__ import annotations
 import json
 
 import pytest
+from harness import ragcheck_module
 
 GOOD = json.dumps({"id": "q1", "query": "what is alpha", "expected_ids": ["a"]})
 
-TEST = """
-from pytest_ragcheck import ragcheck
 
-@ragcheck("{path}", k=2, baseline=False)
-def test_rag(ragcheck, retriever):
-    ragcheck(retriever)
+def _module(path: str) -> str:
+    """A ragcheck test on the golden set at ``path``, and a plain test beside it."""
+    return ragcheck_module(
+        f'"{path}", k=2, baseline=False',
+        extra="""
 
-def test_unrelated():
-    pass
-"""
+        def test_unrelated():
+            pass
+        """,
+    )
+
 
 BAD_JSONL = [
     pytest.param(
@@ -59,7 +62,7 @@ BAD_JSONL = [
 def test_bad_jsonl(suite, content, expected):
     suite.write("golden.jsonl", content)
     suite.retriever()
-    suite.test(TEST.format(path="golden.jsonl"))
+    suite.test(_module("golden.jsonl"))
     result = suite.run()
     result.assert_outcomes(failed=1, passed=1)
     suite.assert_clean(result)
@@ -77,9 +80,9 @@ def test_bad_golden_sets_in_one_session(suite, run_mode):
     unknown = {"query": "what is beta", "expected_ids": ["b"], "tgas": []}
     suite.write("golden.jsonl", GOOD + "\n" + json.dumps(unknown) + "\n")
     suite.retriever()
-    suite.test(TEST.format(path="golden.json"), name="test_json")
-    suite.test(TEST.format(path="golden.jsonl"), name="test_jsonl")
-    suite.test(TEST.format(path="golden/faq.jsonl"), name="test_missing")
+    suite.test(_module("golden.json"), name="test_json")
+    suite.test(_module("golden.jsonl"), name="test_jsonl")
+    suite.test(_module("golden/faq.jsonl"), name="test_missing")
     result = suite.run(*run_mode)
     result.assert_outcomes(failed=3, passed=3)
     suite.assert_clean(result)
@@ -95,7 +98,7 @@ def test_case_without_relevance_for_rank_metrics(suite):
         "golden.jsonl", GOOD + "\n" + json.dumps({"id": "q9", "query": "what is beta"}) + "\n"
     )
     suite.retriever()
-    suite.test(TEST.format(path="golden.jsonl"))
+    suite.test(_module("golden.jsonl"))
     result = suite.run()
     result.assert_outcomes(failed=1, passed=1)
     suite.assert_clean(result)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Suite
+from harness import Suite
 from judge_fixtures import JUDGE_MODEL
 from judge_server import JudgeServer
 
@@ -83,9 +83,7 @@ def test_second(ragcheck, retriever):
 
 
 def _project(suite: Suite, source: str = TEST_SOURCE) -> None:
-    suite.golden(GOLDEN)
-    suite.retriever(RANKINGS)
-    suite.test(source)
+    suite.make(source, cases=GOLDEN, rankings=RANKINGS)
 
 
 def _probes(suite: Suite) -> dict[str, Any]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
-
 TESTS = """
 from pytest_ragcheck import ragcheck
 
@@ -17,15 +15,6 @@ def test_plain(ragcheck, retriever):
 """
 
 
-def _properties(path):
-    found = {}
-    for case in ET.parse(path).getroot().iter("testcase"):
-        props = [(p.get("name"), p.get("value")) for p in case.iter("property")]
-        found[case.get("name")] = dict(props)
-        assert len(props) == len(found[case.get("name")])  # no duplicates
-    return found
-
-
 def test_baseline_and_delta_properties(suite, run_mode):
     _check(suite, *run_mode)  # junit_family=xunit2, pytest's default
 
@@ -35,14 +24,14 @@ def test_xunit1_family(suite):
 
 
 def _check(suite, *args):
-    suite.golden()
-    suite.test(TESTS)
+    suite.make(TESTS)
+    suite.rebaseline(suite.PERFECT, suite.WORSE)
     xml = suite.path / "junit.xml"
-    result = suite.rebaseline(suite.PERFECT, suite.WORSE, *args, f"--junitxml={xml}")
+    result = suite.run(*args, f"--junitxml={xml}")
     result.assert_outcomes(passed=1, failed=1)
     text = suite.text(result)
     assert "warning" not in text.lower()  # and filterwarnings=error would have failed the run
-    props = _properties(xml)
+    props = suite.junit_properties(xml)  # (also fails on a property written twice)
     regressed = {k: v for k, v in props["test_regressed"].items() if "latency" not in k}
     assert regressed == {
         "ragcheck.mrr@10": "0.708333",

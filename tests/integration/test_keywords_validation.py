@@ -7,17 +7,21 @@ error shown by the controller; in both modes no test of the session runs.
 from __future__ import annotations
 
 import pytest
+from harness import ragcheck_module
 
-TEST = """
-from pytest_ragcheck import ragcheck
 
-@ragcheck("golden.jsonl", {keywords})
-def test_rag(ragcheck, retriever):
-    ragcheck(retriever)
+def _module(keywords: str, function: str = "test_rag") -> str:
+    """A ragcheck test with the marker keywords, and a plain test beside it."""
+    return ragcheck_module(
+        f'"golden.jsonl", {keywords}',
+        function=function,
+        extra="""
 
-def test_other():
-    pass
-"""
+        def test_other():
+            pass
+        """,
+    )
+
 
 VALID_METRICS_HINT = "valid metrics: hit_rate, hit_rate_granular, mrr"
 
@@ -36,10 +40,8 @@ def _assert_usage_error(suite, result, run_mode, *, names_test=True):
 
 
 def test_unknown_metric_and_keyword(suite, run_mode):
-    suite.golden()
-    suite.retriever()
-    suite.test(TEST.format(keywords="min_mrrr=0.5"))
-    suite.test(TEST.format(keywords="kk=5").replace("test_rag(", "test_kw("), name="test_kw")
+    suite.make(_module("min_mrrr=0.5"))
+    suite.test(_module("kk=5", function="test_kw"), name="test_kw")
     result = suite.run(*run_mode)
     _assert_usage_error(suite, result, run_mode)
     text = suite.text(result)
@@ -102,9 +104,7 @@ def test_unknown_metric_and_keyword(suite, run_mode):
     ],
 )
 def test_bad_keyword_values(suite, keywords, expected):
-    suite.golden()
-    suite.retriever()
-    suite.test(TEST.format(keywords=keywords))
+    suite.make(_module(keywords))
     result = suite.run()
     _assert_usage_error(suite, result, [])
     text = suite.text(result)
@@ -113,27 +113,20 @@ def test_bad_keyword_values(suite, keywords, expected):
 
 
 def test_two_positional_arguments(suite):
-    suite.golden()
-    suite.retriever()
-    suite.test(
-        """
+    suite.make("""
         from pytest_ragcheck import ragcheck
 
         @ragcheck("golden.jsonl", "other.jsonl", baseline=False)
         def test_rag(ragcheck, retriever):
             ragcheck(retriever)
-        """
-    )
+        """)
     result = suite.run()
     _assert_usage_error(suite, result, [])
     assert "@ragcheck takes at most one positional argument (the cases)" in suite.text(result)
 
 
 def test_parametrized_test_reports_the_problem_once(suite):
-    suite.golden()
-    suite.retriever()
-    suite.test(
-        """
+    suite.make("""
         import pytest
         from pytest_ragcheck import ragcheck
 
@@ -141,8 +134,7 @@ def test_parametrized_test_reports_the_problem_once(suite):
         @pytest.mark.parametrize("n", [1, 2, 3])
         def test_rag(ragcheck, retriever, n):
             ragcheck(retriever)
-        """
-    )
+        """)
     result = suite.run()
     _assert_usage_error(suite, result, [])
     text = suite.text(result)
@@ -171,19 +163,15 @@ def test_parametrized_test_reports_the_problem_once(suite):
     ],
 )
 def test_bad_options(suite, args, ini, expected):
-    suite.golden()
-    suite.retriever()
+    suite.make(_module("min_mrr=0.5"))
     suite.ini(**ini)
-    suite.test(TEST.format(keywords="min_mrr=0.5"))
     result = suite.run(*args)
     _assert_usage_error(suite, result, [], names_test=False)
     assert expected in suite.text(result)
 
 
 def test_bad_option_under_xdist(suite):
-    suite.golden()
-    suite.retriever()
-    suite.test(TEST.format(keywords="min_mrr=0.5"))
+    suite.make(_module("min_mrr=0.5"))
     result = suite.run("-n", "2", "--ragcheck-tolerance=abc")
     _assert_usage_error(suite, result, ["-n", "2"], names_test=False)
     assert "--ragcheck-tolerance / ragcheck_tolerance: expected a number, got 'abc'" in suite.text(

@@ -11,10 +11,7 @@ import pytest
 
 
 def test_newcomer_flow_passes(suite, run_mode):
-    suite.golden()
-    suite.retriever()
-    suite.test(
-        """
+    suite.make("""
         from pytest_ragcheck import ragcheck
 
         @ragcheck(cases="golden.jsonl", k=2, baseline=False, min_mrr=0.9, min_recall_at_2=0.9)
@@ -25,8 +22,7 @@ def test_newcomer_flow_passes(suite, run_mode):
             assert result["precision@2"] == 0.625
             assert result["recall@2"] == 1.0
             assert len(result.cases) == 4
-        """
-    )
+        """)
     result = suite.run("--strict-markers", *run_mode)
     result.assert_outcomes(passed=1)
     suite.assert_clean(result)
@@ -52,27 +48,20 @@ def test_marker_is_registered(suite):
 
 
 def test_strict_markers_accept_pytest_mark_spelling(suite):
-    suite.golden()
-    suite.retriever()
-    suite.test(
-        """
+    suite.make("""
         import pytest
 
         pytestmark = pytest.mark.ragcheck("golden.jsonl", k=2, baseline=False)
 
         def test_rag(ragcheck, retriever):
             assert ragcheck(retriever)["hit_rate@2"] == 1.0
-        """
-    )
+        """)
     result = suite.run("--strict-markers")
     result.assert_outcomes(passed=1)
 
 
 def test_positional_and_keyword_cases_are_the_same(suite):
-    suite.golden()
-    suite.retriever()
-    suite.test(
-        """
+    suite.make("""
         from pytest_ragcheck import ragcheck
 
         @ragcheck("golden.jsonl", k=2, baseline=False)
@@ -82,29 +71,15 @@ def test_positional_and_keyword_cases_are_the_same(suite):
         @ragcheck(cases="golden.jsonl", k=2, baseline=False)
         def test_keyword(ragcheck, retriever):
             assert ragcheck(retriever)["precision@2"] == 0.625
-        """
-    )
+        """)
     suite.run().assert_outcomes(passed=2)
 
 
 def test_class_method_and_parametrized_markers(suite, run_mode):
-    suite.golden()
     # q1 finds its document at rank 2 only, q2 not at all: MRR@2 = (1/2 + 0 + 1 + 1) / 4.
-    suite.retriever(
-        {
-            "what is alpha": ["x", "a"],
-            "what is beta": ["x", "y", "b"],
-            "gamma and delta": ["c", "d"],
-            "what is epsilon": ["e"],
-        },
-        extra="""
-        def weak(query):
-            return ["x", "y"]
-        """,
-    )
     # Parametrized tests: each parameter is its own test with its own result.
     # hit_rate@2 with `lookup` is 3/4 (q2's document is at rank 3), with `weak` 0.
-    suite.test(
+    suite.make(
         """
         import pytest
         from conftest import lookup, weak
@@ -114,6 +89,16 @@ def test_class_method_and_parametrized_markers(suite, run_mode):
         @pytest.mark.parametrize("name", ["good", "weak"])
         def test_param(ragcheck, name):
             ragcheck({"good": lookup, "weak": weak}[name])
+        """,
+        rankings={
+            "what is alpha": ["x", "a"],
+            "what is beta": ["x", "y", "b"],
+            "gamma and delta": ["c", "d"],
+            "what is epsilon": ["e"],
+        },
+        extra="""
+        def weak(query):
+            return ["x", "y"]
         """,
         name="test_param",
     )

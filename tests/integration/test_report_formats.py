@@ -5,37 +5,18 @@ from __future__ import annotations
 import json
 import re
 
+from harness import REGRESSED_FLOOR_PLAIN, ragcheck_module
+
 from pytest_ragcheck.report.schema import Report
 
-TESTS = """
-from pytest_ragcheck import ragcheck
-
-@ragcheck("golden.jsonl", metrics=["mrr", "recall@1"])
-def test_regressed(ragcheck, retriever):
-    ragcheck(retriever)
-
-@ragcheck("golden.jsonl", baseline=False, min_recall_at_1=0.9)
-def test_floor(ragcheck, retriever):
-    ragcheck(retriever)
-
-@ragcheck("golden.jsonl", baseline=False, metrics=["hit_rate"])
-def test_plain(ragcheck, retriever):
-    ragcheck(retriever)
-"""
-PASSING = """
-from pytest_ragcheck import ragcheck
-
-@ragcheck("golden.jsonl", baseline=False, metrics=["mrr"])
-def test_rag(ragcheck, retriever):
-    ragcheck(retriever)
-"""
+PASSING = ragcheck_module('"golden.jsonl", baseline=False, metrics=["mrr"]')
 
 
 def test_json_markdown_and_html_reports(suite, run_mode):
-    suite.golden()
-    suite.test(TESTS)
+    suite.make(REGRESSED_FLOOR_PLAIN)
+    suite.rebaseline(suite.PERFECT, suite.WORSE)
     option = "--ragcheck-report=out/report.json,out/report.md,out/report.html"
-    result = suite.rebaseline(suite.PERFECT, suite.WORSE, *run_mode, option)
+    result = suite.run(*run_mode, option)
     result.assert_outcomes(passed=1, failed=2)
     text = suite.text(result)
     for name in ("report.json", "report.md", "report.html"):
@@ -93,13 +74,11 @@ def test_json_markdown_and_html_reports(suite, run_mode):
     )
     assert data is not None
     embedded = json.loads(data.group(1))
-    assert embedded["tests"] == json.loads((suite.path / "out/report.json").read_text())["tests"]
+    assert embedded["tests"] == suite.read_json("out/report.json")["tests"]
 
 
 def test_unknown_extension_is_a_usage_error_before_any_test_runs(suite):
-    suite.golden()
-    suite.retriever()
-    suite.test(PASSING + "\n\ndef test_marker(tmp_path_factory):\n    open('ran', 'w').close()\n")
+    suite.make(PASSING + "\n\ndef test_marker(tmp_path_factory):\n    open('ran', 'w').close()\n")
     result = suite.run("--ragcheck-report=report.txt")
     assert result.ret == 4  # pytest's usage error
     assert (
@@ -111,9 +90,7 @@ def test_unknown_extension_is_a_usage_error_before_any_test_runs(suite):
 
 
 def test_unwritable_report_path_changes_no_outcome(suite):
-    suite.golden()
-    suite.retriever()
-    suite.test(PASSING)
+    suite.make(PASSING)
     (suite.path / "blocker").write_text("a file where a folder must be")
     result = suite.run("--ragcheck-report=blocker/report.json")
     result.assert_outcomes(passed=1)
@@ -125,9 +102,7 @@ def test_unwritable_report_path_changes_no_outcome(suite):
 
 
 def test_ini_report_path_is_relative_to_the_rootdir(suite, monkeypatch):
-    suite.golden()
-    suite.retriever()
-    suite.test(PASSING)
+    suite.make(PASSING)
     suite.ini(ragcheck_report="reports/ragcheck.md")
     sub = suite.path / "sub"
     sub.mkdir()

@@ -51,9 +51,7 @@ def hangs_on_beta(query):
 
 
 def _suite(suite, name, extra=""):
-    suite.golden()
-    suite.retriever(extra=RETRIEVERS)
-    suite.test(TEST.format(name=name, extra=extra))
+    suite.make(TEST.format(name=name, extra=extra), extra=RETRIEVERS)
 
 
 def test_not_callable(suite):
@@ -94,9 +92,7 @@ def test_bad_return_values_fail_every_case(suite, name, expected):
 
 
 def test_raising_and_hanging_cases_fail_and_others_are_evaluated(suite, run_mode):
-    suite.golden()
-    suite.retriever(extra=RETRIEVERS)
-    suite.test(TEST.format(name="raises_on_beta", extra=""), name="test_raises")
+    suite.make(TEST.format(name="raises_on_beta", extra=""), extra=RETRIEVERS, name="test_raises")
     suite.test(TEST.format(name="hangs_on_beta", extra=", timeout=0.3"), name="test_hangs")
     result = suite.run(*run_mode)
     result.assert_outcomes(failed=2)

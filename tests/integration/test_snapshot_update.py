@@ -7,11 +7,9 @@ so they run in both modes; the others read options the same way everywhere and r
 from __future__ import annotations
 
 import importlib.metadata
-import json
-from pathlib import Path
-from typing import Any
 
 import pytest
+from harness import SERIAL_ONLY, Suite, ragcheck_module
 
 SYRUPY_MAJOR = int(importlib.metadata.version("syrupy").split(".")[0])
 CRASHING = {
@@ -85,22 +83,13 @@ UPDATED = {
 }
 
 
-def snapshot_bytes(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted((root / "__snapshots__").rglob("*"))
-        if p.is_file()
-    }
-
-
-def crash_project(suite: Any) -> dict[str, bytes]:
+def crash_project(suite: Suite) -> dict[str, bytes]:
     suite.golden()
     suite.retriever()
     for name, source in CRASHING.items():
         suite.test(source, name=name)
-    result = suite.run("--snapshot-update")
-    result.assert_outcomes(passed=len(CRASHING))
-    created = snapshot_bytes(suite.path)
+    suite.update_baselines().assert_outcomes(passed=len(CRASHING))
+    created = suite.snapshots()
     assert set(created) == PROTECTED | UPDATED
     return created
 
@@ -119,7 +108,7 @@ def test_crashed_tests_keep_their_baselines(suite, run_mode, monkeypatch) -> Non
         "crashed between two evaluations",
     ):
         assert message in text
-    after = snapshot_bytes(suite.path)
+    after = suite.snapshots()
     assert set(after) == set(created), "a crashed test lost its baseline"
     for path in PROTECTED:
         assert after[path] == created[path], f"{path} changed"
@@ -128,17 +117,16 @@ def test_crashed_tests_keep_their_baselines(suite, run_mode, monkeypatch) -> Non
     assert "deleted" not in text.lower()
 
 
-@pytest.mark.parametrize("run_mode", [pytest.param([], id="serial")])
+@SERIAL_ONLY
 def test_without_the_protection_syrupy_would_delete_them(suite, run_mode, monkeypatch) -> None:
     """The control: the crash-safety hook is what keeps the files (not luck or selection)."""
     created = crash_project(suite)
-    suite.pytester.makeconftest(
-        (suite.path / "conftest.py").read_text()
-        + "\nimport pytest_ragcheck.baseline as _b\n_b.keep_baselines = lambda item: 0\n"
+    suite.retriever(
+        extra="\nimport pytest_ragcheck.baseline as _b\n_b.keep_baselines = lambda item: 0\n"
     )
     monkeypatch.setenv("RAGCHECK_TEST_CRASH", "1")
     result = suite.run("--snapshot-update", *run_mode)
-    after = snapshot_bytes(suite.path)
+    after = suite.snapshots()
     assert "deleted" in suite.text(result).lower()
     lost = set(created) - set(after)
     assert lost >= {
@@ -149,29 +137,15 @@ def test_without_the_protection_syrupy_would_delete_them(suite, run_mode, monkey
     }
 
 
-FLOOR_TEST = """
-from pytest_ragcheck import ragcheck
-
-@ragcheck("golden.jsonl", k=5, min_mrr=0.9)
-def test_floor(ragcheck, retriever):
-    ragcheck(retriever)
-"""
-
-
-@pytest.mark.parametrize("run_mode", [pytest.param([], id="serial")])
+@SERIAL_ONLY
 def test_floors_still_fail_in_update_mode_after_writing(suite, run_mode) -> None:
-    suite.golden()
-    suite.retriever()
-    suite.test(FLOOR_TEST)
-    suite.run("--snapshot-update").assert_outcomes(passed=1)
-    suite.retriever(suite.WORSE)
+    suite.make(ragcheck_module('"golden.jsonl", k=5, min_mrr=0.9', function="test_floor"))
+    suite.rebaseline(suite.PERFECT, suite.WORSE).assert_outcomes(passed=1)
     result = suite.run("--snapshot-update", *run_mode)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*Thresholds violated:*", "*mrr@5: 0.708 < 0.900 (floor)*"])
     suite.assert_clean(result)
-    stored = json.loads(
-        (suite.path / "__snapshots__/test_rag/test_floor[ragcheck].json").read_text("utf-8")
-    )
+    stored = suite.read_json("__snapshots__/test_rag/test_floor[ragcheck].json")
     assert stored["aggregates"]["mrr@5"] == 0.7083  # written first, then failed
 
 
@@ -207,12 +181,10 @@ def assert_ran(result: pytest.RunResult, *, passed: int) -> None:
 
 
 def test_selection_updates_only_what_ran(suite, run_mode, monkeypatch) -> None:
-    suite.golden()
-    suite.retriever()
-    suite.test(SELECTION)
+    suite.make(SELECTION)
     suite.ini(markers="\n    slow: slow tests")
-    suite.run("--snapshot-update").assert_outcomes(passed=4)
-    created = snapshot_bytes(suite.path)
+    suite.update_baselines().assert_outcomes(passed=4)
+    created = suite.snapshots()
     assert set(created) == {
         "__snapshots__/test_rag/test_alpha[ragcheck].json",
         "__snapshots__/test_rag/test_beta[ragcheck].json",
@@ -223,14 +195,14 @@ def test_selection_updates_only_what_ran(suite, run_mode, monkeypatch) -> None:
     suite.retriever(suite.WORSE)
     result = suite.run("--snapshot-update", "-k", "alpha", *run_mode)
     assert_ran(result, passed=1)
-    after = snapshot_bytes(suite.path)
+    after = suite.snapshots()
     assert set(after) == set(created)
     changed = {p for p in created if after[p] != created[p]}
     assert changed == {"__snapshots__/test_rag/test_alpha[ragcheck].json"}
 
     result = suite.run("--snapshot-update", "-m", "not slow", *run_mode)
     assert_ran(result, passed=3)
-    after_m = snapshot_bytes(suite.path)
+    after_m = suite.snapshots()
     assert set(after_m) == set(created)
     assert (
         after_m["__snapshots__/test_rag/test_beta[ragcheck].json"]
@@ -243,7 +215,7 @@ def test_selection_updates_only_what_ran(suite, run_mode, monkeypatch) -> None:
     monkeypatch.setenv("RAGCHECK_TEST_SKIP", "1")
     result = suite.run("--snapshot-update", *run_mode)
     assert_ran(result, passed=2)
-    after_skip = snapshot_bytes(suite.path)
+    after_skip = suite.snapshots()
     gamma = {p for p in created if "test_gamma" in p}
     if SYRUPY_MAJOR >= 7:
         assert set(after_skip) == set(created)
@@ -267,16 +239,11 @@ def test_improves(ragcheck, retriever):
 """
 
 
-@pytest.mark.parametrize("run_mode", [pytest.param([], id="serial")])
+@SERIAL_ONLY
 def test_baseline_false_and_fail_on_improvement(suite, run_mode) -> None:
-    suite.golden()
-    suite.retriever(suite.WORSE)
-    suite.test(OVERRIDES)
-    suite.run("--snapshot-update").assert_outcomes(passed=3)
-    assert set(snapshot_bytes(suite.path)) == {
-        "__snapshots__/test_rag/test_improves[ragcheck].json"
-    }
-    suite.retriever()
+    suite.make(OVERRIDES)
+    suite.rebaseline(suite.WORSE, suite.PERFECT).assert_outcomes(passed=3)
+    assert set(suite.snapshots()) == {"__snapshots__/test_rag/test_improves[ragcheck].json"}
     suite.ini(ragcheck_fail_on_improvement="true")
     result = suite.run(*run_mode)
     result.assert_outcomes(passed=2, failed=1)
@@ -291,16 +258,12 @@ def test_baseline_false_and_fail_on_improvement(suite, run_mode) -> None:
     suite.assert_clean(result)
 
 
-@pytest.mark.parametrize("run_mode", [pytest.param([], id="serial")])
+@SERIAL_ONLY
 def test_precision_ini(suite, run_mode) -> None:
-    suite.golden()
-    suite.retriever(suite.WORSE)
-    suite.test(OVERRIDES)
+    suite.make(OVERRIDES, rankings=suite.WORSE)
     suite.ini(ragcheck_baseline_precision="2")
     suite.run("--snapshot-update", *run_mode).assert_outcomes(passed=3)
-    stored = json.loads(
-        (suite.path / "__snapshots__/test_rag/test_improves[ragcheck].json").read_text("utf-8")
-    )
+    stored = suite.read_json("__snapshots__/test_rag/test_improves[ragcheck].json")
     assert stored["precision"] == 2
     assert stored["aggregates"]["mrr@5"] == 0.71
     suite.ini(ragcheck_baseline_precision="many")
@@ -310,11 +273,9 @@ def test_precision_ini(suite, run_mode) -> None:
     suite.assert_clean(result)
 
 
-@pytest.mark.parametrize("run_mode", [pytest.param([], id="serial")])
+@SERIAL_ONLY
 def test_syrupy_disabled_is_a_clear_failure(suite, run_mode) -> None:
-    suite.golden()
-    suite.retriever()
-    suite.test(OVERRIDES)
+    suite.make(OVERRIDES)
     result = suite.run("-p", "no:syrupy", *run_mode)
     result.assert_outcomes(passed=2, failed=1)
     text = suite.text(result)

@@ -1,47 +1,29 @@
-"""Installing the plugin costs nothing for projects that do not use it."""
+"""Installing the plugin costs nothing for projects that do not use it.
+
+Importing the plugin module itself is checked in ``tests/unit/test_architecture.py``; here a
+whole pytest session runs with only this plugin loaded (syrupy, for one, is a pytest plugin
+of its own, so autoloading is switched off).
+"""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
-
-HEAVY = ("numpy", "pydantic", "pydantic_core", "syrupy", "litellm")
-
-PROBE = """
-import json, sys
-import {module}
-print(json.dumps(sorted(m for m in {heavy!r} if m in sys.modules)))
-"""
+from harness import HEAVY, Suite
 
 
-@pytest.mark.parametrize("module", ["pytest_ragcheck.plugin", "pytest_ragcheck"])
-def test_import_loads_nothing_heavy(module):
-    code = PROBE.format(module=module, heavy=HEAVY)
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    ).stdout
-    assert json.loads(out.strip().splitlines()[-1]) == []
-
-
-def test_probe_detects_a_heavy_import():
-    """The probe itself works: importing the golden-set loader does pull in pydantic."""
-    code = PROBE.format(module="pytest_ragcheck.golden", heavy=HEAVY)
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    ).stdout
-    assert "pydantic" in json.loads(out.strip().splitlines()[-1])
+def _run_plugin_alone(
+    suite: Suite, monkeypatch: pytest.MonkeyPatch, *args: str
+) -> pytest.RunResult:
+    """pytest in a fresh interpreter with only this plugin loaded and warnings as errors."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    suite.write("pytest.ini", "[pytest]\nfilterwarnings = error\n")
+    return suite.pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "pytest_ragcheck.plugin", *args
+    )
 
 
 def test_session_without_ragcheck_tests_loads_nothing_heavy(suite, monkeypatch):
-    """A pytest run of plain tests with only this plugin loaded imports no heavy module.
-
-    Other plugins are switched off: syrupy, for one, is a pytest plugin of its own.
-    """
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    suite.write("pytest.ini", "[pytest]\nfilterwarnings = error\n")
+    """A pytest run of plain tests with only this plugin loaded imports no heavy module."""
     suite.test(
         f"""
         import sys
@@ -52,16 +34,12 @@ def test_session_without_ragcheck_tests_loads_nothing_heavy(suite, monkeypatch):
             assert loaded == []
         """
     )
-    result = suite.pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "-p", "pytest_ragcheck.plugin"
-    )
+    result = _run_plugin_alone(suite, monkeypatch)
     result.assert_outcomes(passed=1)
 
 
 def test_collecting_ragcheck_tests_loads_nothing_heavy(suite, monkeypatch):
     """Marker validation at collection is pure Python: the golden set loads when a test runs."""
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    suite.write("pytest.ini", "[pytest]\nfilterwarnings = error\n")
     suite.golden()
     suite.pytester.makeconftest(
         f"""
@@ -81,8 +59,6 @@ def test_collecting_ragcheck_tests_loads_nothing_heavy(suite, monkeypatch):
             pass
         """
     )
-    result = suite.pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "-p", "pytest_ragcheck.plugin", "--collect-only", "-s"
-    )
+    result = _run_plugin_alone(suite, monkeypatch, "--collect-only", "-s")
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["HEAVY-LOADED: []", "*1 test collected*"])

@@ -4,21 +4,7 @@ from __future__ import annotations
 
 import re
 
-TESTS = """
-from pytest_ragcheck import ragcheck
-
-@ragcheck("golden.jsonl", metrics=["mrr", "recall@1"])
-def test_regressed(ragcheck, retriever):
-    ragcheck(retriever)
-
-@ragcheck("golden.jsonl", baseline=False, min_recall_at_1=0.9)
-def test_floor(ragcheck, retriever):
-    ragcheck(retriever)
-
-@ragcheck("golden.jsonl", baseline=False, metrics=["hit_rate"])
-def test_plain(ragcheck, retriever):
-    ragcheck(retriever)
-"""
+from harness import REGRESSED_FLOOR_PLAIN as TESTS
 
 
 def _summary(text: str) -> list[str]:
@@ -34,9 +20,9 @@ def _cells(line: str) -> list[str]:
 
 
 def test_summary_after_a_regression(suite, run_mode):
-    suite.golden()
-    suite.test(TESTS)
-    result = suite.rebaseline(suite.PERFECT, suite.WORSE, *run_mode)
+    suite.make(TESTS)
+    suite.rebaseline(suite.PERFECT, suite.WORSE)
+    result = suite.run(*run_mode)
     result.assert_outcomes(passed=1, failed=2)
     text = suite.text(result)
     assert len(re.findall(r"=+ ragcheck summary =+", text)) == 1  # once, even under xdist
@@ -65,9 +51,9 @@ def test_summary_after_a_regression(suite, run_mode):
 
 
 def test_improvements_are_listed_with_the_update_hint(suite):
-    suite.golden()
-    suite.test(TESTS)
-    result = suite.rebaseline(suite.WORSE, suite.PERFECT, "-k", "regressed")
+    suite.make(TESTS)
+    suite.rebaseline(suite.WORSE, suite.PERFECT)
+    result = suite.run("-k", "regressed")
     result.assert_outcomes(passed=1)
     summary = _summary(suite.text(result))
     assert summary[0].startswith("IMPROVED       test_rag.py::test_regressed")
@@ -82,9 +68,7 @@ def test_improvements_are_listed_with_the_update_hint(suite):
 
 
 def test_quiet_summary_is_one_line_per_test(suite):
-    suite.golden()
-    suite.retriever(suite.WORSE)
-    suite.test(TESTS)
+    suite.make(TESTS, rankings=suite.WORSE)
     result = suite.run("-q", "-k", "floor or plain")
     result.assert_outcomes(passed=1, failed=1)
     summary = _summary(suite.text(result))
@@ -96,9 +80,7 @@ def test_quiet_summary_is_one_line_per_test(suite):
 
 
 def test_no_summary_option_and_ini(suite, run_mode):
-    suite.golden()
-    suite.retriever()
-    suite.test(TESTS)
+    suite.make(TESTS)
     result = suite.run(*run_mode, "--ragcheck-no-summary", "-k", "plain")
     result.assert_outcomes(passed=1)
     assert "ragcheck summary" not in suite.text(result)

@@ -36,9 +36,7 @@ def spans(query):
 
 
 def test_span_matching(suite, run_mode):
-    suite.golden(CASES)
-    suite.retriever(extra=RETRIEVER)
-    suite.test(
+    suite.make(
         """
         from conftest import spans
         from pytest_ragcheck import ragcheck
@@ -63,16 +61,16 @@ def test_span_matching(suite, run_mode):
             paris = next(c for c in result.cases if c.id == "paris")
             assert [h.grade for h in paris.hits] == [0, 1, 0, 1]
             assert paris.n_relevant == 2
-        """
+        """,
+        cases=CASES,
+        extra=RETRIEVER,
     )
     result = suite.run(*run_mode)
     result.assert_outcomes(passed=1)
 
 
 def test_span_recall_respects_the_cutoff(suite):
-    suite.golden(CASES[:1])
-    suite.retriever(extra=RETRIEVER)
-    suite.test(
+    suite.make(
         """
         from conftest import spans
         from pytest_ragcheck import ragcheck
@@ -80,7 +78,9 @@ def test_span_recall_respects_the_cutoff(suite):
         @ragcheck("golden.jsonl", k=3, baseline=False, metrics=["recall", "recall@2"], min_recall=0.9)
         def test_rag(ragcheck):
             ragcheck(spans)
-        """
+        """,
+        cases=CASES[:1],
+        extra=RETRIEVER,
     )
     result = suite.run()
     result.assert_outcomes(failed=1)
@@ -90,16 +90,16 @@ def test_span_recall_respects_the_cutoff(suite):
 
 def test_hits_without_text_are_an_error_for_span_cases(suite):
     """Bare ids cannot match text spans: the case fails instead of silently scoring 0."""
-    suite.golden(CASES[:2])
-    suite.retriever({"capital of france": ["d1", "d2"], "file formats": []})
-    suite.test(
+    suite.make(
         """
         from pytest_ragcheck import ragcheck
 
         @ragcheck("golden.jsonl", k=2, baseline=False, metrics=["recall"])
         def test_rag(ragcheck, retriever):
             ragcheck(retriever)
-        """
+        """,
+        cases=CASES[:2],
+        rankings={"capital of france": ["d1", "d2"], "file formats": []},
     )
     result = suite.run()
     result.assert_outcomes(failed=1)

@@ -18,6 +18,7 @@ mean            0.625   0.625      0.75    0.375
 from __future__ import annotations
 
 import pytest
+from harness import ragcheck_module
 
 WEAK = {
     "what is alpha": ["x", "a"],
@@ -26,20 +27,16 @@ WEAK = {
     "what is epsilon": ["e"],
 }
 
-TEST = """
-from pytest_ragcheck import ragcheck
 
-@ragcheck("golden.jsonl", k=2, baseline=False, {keywords})
-def test_rag(ragcheck, retriever):
-    result = ragcheck(retriever)
-    print("REACHED-AFTER-CALL")
-"""
-
-
-def _suite(suite, keywords: str):
-    suite.golden()
-    suite.retriever(WEAK)
-    suite.test(TEST.format(keywords=keywords))
+def _suite(suite, keywords: str, extra: str = ""):
+    source = ragcheck_module(
+        f'"golden.jsonl", k=2, baseline=False, {keywords}',
+        body="""
+        result = ragcheck(retriever)
+        print("REACHED-AFTER-CALL")
+        """,
+    )
+    suite.make(source, rankings=WEAK, extra=extra)
 
 
 @pytest.mark.parametrize(
@@ -63,9 +60,6 @@ def test_violated_bounds_fail_with_one_message(suite, run_mode):
     _suite(
         suite,
         "min_mrr=0.7, min_recall_at_2=0.6, thresholds={'hit_rate@2': 0.8, 'precision@2': 0.3}",
-    )
-    suite.retriever(
-        WEAK,
         extra="""
         import time
 
@@ -114,16 +108,15 @@ def test_violated_bounds_fail_with_one_message(suite, run_mode):
 
 
 def test_threshold_on_a_metric_not_listed_is_computed(suite):
-    suite.golden()
-    suite.retriever(WEAK)
-    suite.test(
+    suite.make(
         """
         from pytest_ragcheck import ragcheck
 
         @ragcheck("golden.jsonl", k=2, baseline=False, metrics=["mrr"], min_recall_at_1=0.9)
         def test_rag(ragcheck, retriever):
             ragcheck(retriever)
-        """
+        """,
+        rankings=WEAK,
     )
     result = suite.run()
     result.assert_outcomes(failed=1)
@@ -132,9 +125,7 @@ def test_threshold_on_a_metric_not_listed_is_computed(suite):
 
 
 def test_user_assertions_still_work_after_passing_floors(suite):
-    suite.golden()
-    suite.retriever(WEAK)
-    suite.test(
+    suite.make(
         """
         from pytest_ragcheck import ragcheck
 
@@ -142,7 +133,8 @@ def test_user_assertions_still_work_after_passing_floors(suite):
         def test_rag(ragcheck, retriever):
             result = ragcheck(retriever)
             assert result["ndcg@2"] > 0.99, "user assertion"
-        """
+        """,
+        rankings=WEAK,
     )
     result = suite.run()
     result.assert_outcomes(failed=1)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
-
 import pytest
 
 # With suite.PERFECT at k=10 every relevant document is first: hit rate, MRR, recall, MAP and
@@ -17,20 +15,17 @@ EXPECTED = {
     "ragcheck.ndcg@10": 1.0,
 }
 
-
-def _properties(path):
-    root = ET.parse(path).getroot()
-    found = {}
-    for case in root.iter("testcase"):
-        for prop in case.iter("property"):
-            found.setdefault(case.get("name"), {})[prop.get("name")] = prop.get("value")
-    return found
+# The report objects (on the xdist controller too) carry the properties.
+PRINT_PROPERTIES = """
+def pytest_runtest_logreport(report):
+    if report.when == "call":
+        names = sorted(name for name, _ in report.user_properties)
+        print("PROPS", report.nodeid, names)
+"""
 
 
 def test_junitxml_has_metric_properties(suite, run_mode):
-    suite.golden()
-    suite.retriever()
-    suite.test(
+    suite.make(
         """
         from pytest_ragcheck import ragcheck
 
@@ -41,18 +36,8 @@ def test_junitxml_has_metric_properties(suite, run_mode):
         @ragcheck("golden.jsonl", baseline=False, min_precision=0.5)
         def test_fails(ragcheck, retriever):
             ragcheck(retriever)
-        """
-    )
-    # The report objects (on the xdist controller too) carry the properties.
-    suite.pytester.makeconftest(
-        (suite.path / "conftest.py").read_text()
-        + """
-
-def pytest_runtest_logreport(report):
-    if report.when == "call":
-        names = sorted(name for name, _ in report.user_properties)
-        print("PROPS", report.nodeid, names)
-"""
+        """,
+        extra=PRINT_PROPERTIES,
     )
     xml = suite.path / "junit.xml"
     result = suite.run(*run_mode, f"--junitxml={xml}", "-s")
@@ -63,7 +48,7 @@ def pytest_runtest_logreport(report):
         "'ragcheck.mrr@10', 'ragcheck.ndcg@10', 'ragcheck.precision@10', 'ragcheck.recall@10']"
     )
     assert props_line in suite.text(result)
-    props = _properties(xml)
+    props = suite.junit_properties(xml)
     for name in ("test_rag", "test_fails"):  # a failing test records its metrics too
         values = {k: v for k, v in props[name].items() if not k.startswith("ragcheck.latency_")}
         assert {k: float(v) for k, v in values.items()} == pytest.approx(EXPECTED)

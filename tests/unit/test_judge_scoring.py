@@ -1,4 +1,5 @@
-"""The judge metrics' formulas (SPEC §6), against hand-computed values and brute force."""
+"""The judge metrics' formulas (docs/judge.md, "Metrics"), against hand-computed values and
+brute force."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The pure metric functions: hand-worked examples, conventions, bad input, latency percentiles.
 
-The expected values are derived by hand from the definitions (SPEC §4) and written as the
+The expected values are derived by hand from the definitions (docs/metrics.md) and written as the
 arithmetic that produces them, so a reader can check every number.
 """
 

@@ -2,7 +2,8 @@
 
 The cases (``metric_cases.random_cases``) cover k in {1, 3, 5, 10, all}, empty rankings,
 repeated ids, graded judgments with 0 and negative grades, queries without judgments and
-queries with nothing relevant. The references are fed what they can take (SPEC §4 Guidance):
+queries with nothing relevant. The references are fed what they can take (docs/metrics.md,
+"How the reference libraries differ"):
 
 * rankings are deduplicated and given tie-free scores; no reference is compared on ties
   (ranx re-sorts tied scores unstably; ir_measures' RR@k breaks ties the other way from RR);
