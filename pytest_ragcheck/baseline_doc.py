@@ -1,6 +1,6 @@
 """The stored baseline: what a snapshot file holds, how it is written and how it is read back.
 
-Pure (no pytest, no syrupy): ``baseline.py`` moves the text in and out of syrupy, ``policy.py``
+Pure (no pytest, no syrupy): ``baseline.py`` moves the text in and out of syrupy, ``compare.py``
 compares a :class:`BaselineDoc` with a new result. The text is canonical, so an unchanged rerun
 writes the same bytes: sorted keys, values rounded to ``precision`` decimals, one line per case
 (so a pull-request diff shows exactly which cases moved), nothing that varies between identical
@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_PRECISION",
     "FORMAT",
     "MAX_PRECISION",
+    "PRECISION_INI",
     "SCHEMA_VERSION",
     "BaselineDoc",
     "BaselineOptions",
@@ -35,6 +36,8 @@ __all__ = [
 FORMAT = "pytest-ragcheck baseline"
 #: Bumped when the layout changes; a file from a newer version is refused, never guessed at.
 SCHEMA_VERSION = 1
+#: ini key for the decimals kept in the file.
+PRECISION_INI = "ragcheck_baseline_precision"
 #: Decimals kept in the file (ini ``ragcheck_baseline_precision``).
 DEFAULT_PRECISION = 4
 MAX_PRECISION = 12
@@ -283,5 +286,5 @@ def _check_precision(precision: int) -> None:
         or not 0 <= precision <= MAX_PRECISION
     ):
         raise BaselineError(
-            f"ragcheck_baseline_precision must be an integer 0-{MAX_PRECISION}, got {precision!r}"
+            f"{PRECISION_INI} must be an integer 0-{MAX_PRECISION}, got {precision!r}"
         )

@@ -16,6 +16,7 @@ import pytest
 if TYPE_CHECKING:
     from collections.abc import Generator, Mapping
 
+    from pytest_ragcheck.baseline_doc import BaselineOptions
     from pytest_ragcheck.config import Defaults, Settings
     from pytest_ragcheck.result import Result
 
@@ -231,6 +232,35 @@ def pytest_make_collect_report(
     return report
 
 
+def _baseline_options(config: pytest.Config) -> BaselineOptions:
+    """The baseline ini keys (``ragcheck_baseline_precision``, ``ragcheck_fail_on_improvement``)."""
+    from pytest_ragcheck.baseline_doc import (
+        DEFAULT_PRECISION,
+        MAX_PRECISION,
+        PRECISION_INI,
+        BaselineOptions,
+    )
+    from pytest_ragcheck.errors import BaselineError
+
+    raw = config.getini(PRECISION_INI)
+    precision = DEFAULT_PRECISION
+    if raw not in (None, ""):
+        try:
+            precision = int(str(raw).strip())
+        except ValueError:
+            precision = -1
+        if not 0 <= precision <= MAX_PRECISION:
+            raise BaselineError(
+                f"ini {PRECISION_INI} must be an integer 0-{MAX_PRECISION} (decimals kept in "
+                f"baseline files), got {raw!r}"
+            )
+    try:
+        fail_on_improvement = bool(config.getini("ragcheck_fail_on_improvement"))
+    except ValueError:  # not a truth value: off, as before
+        fail_on_improvement = False
+    return BaselineOptions(precision=precision, fail_on_improvement=fail_on_improvement)
+
+
 class RagcheckFixture:
     """The ``ragcheck`` fixture: ``ragcheck(retriever, **overrides) -> Result``.
 
@@ -292,8 +322,12 @@ class RagcheckFixture:
             from pytest_ragcheck.baseline import check_baseline
 
             baseline_info = check_baseline(
-                request=request, result=result, settings=settings, verdict=verdict
-            )
+                request=request,
+                result=result,
+                settings=settings,
+                verdict=verdict,
+                options=_baseline_options(request.config),
+            ).to_dict()
         record = build_record(
             nodeid=item.nodeid,
             result=result,

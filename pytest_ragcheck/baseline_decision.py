@@ -1,0 +1,214 @@
+"""What one baseline check does: keep the stored file, write a new one, or compare, and why.
+
+Pure (no pytest, no syrupy): given the stored text (or none), the ``--snapshot-update`` flags
+and the verdict so far, :func:`decide_baseline` updates the verdict and says what to assert to
+syrupy; ``baseline.py`` only moves the text in and out of syrupy. The data asserted decides
+what syrupy does with the file:
+
+* :class:`StoredText` (the file's own text): the snapshot "matches", so syrupy keeps the file
+  untouched and counts it as used, even under ``--snapshot-update``;
+* the new :class:`BaselineDoc`: syrupy writes it under ``--snapshot-update`` (strict equality,
+  so drifts within tolerance and improvements are re-recorded too) and reports a failed
+  snapshot otherwise;
+* nothing: the file is neither used nor written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from pytest_ragcheck.baseline_doc import BaselineDoc, BaselineOptions, NewerBaselineError
+from pytest_ragcheck.compare import compare_with_baseline
+from pytest_ragcheck.errors import BaselineError
+
+if TYPE_CHECKING:
+    from pytest_ragcheck.config import Settings
+    from pytest_ragcheck.policy import Verdict
+    from pytest_ragcheck.result import Result
+
+__all__ = ["BaselineDecision", "BaselineOutcome", "BaselineStatus", "StoredText", "decide_baseline"]
+
+BaselineStatus = Literal[
+    "created",  # no file yet, written (--snapshot-update or --snapshot-update-new-only)
+    "updated",  # re-recorded under --snapshot-update (values changed, or the file was unreadable)
+    "compared",  # compared with the stored file (which stays as it is)
+    "missing",  # no file yet, and not asked to write one
+    "not_comparable",  # the golden set, k or the metric list changed
+    "corrupt",  # the file cannot be read
+    "kept",  # the evaluation failed: the stored file was neither compared nor replaced
+    "disabled",  # baseline=False
+]
+
+
+class StoredText(str):
+    """Text read back from a baseline file, asserted unchanged to keep the file as it is."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineOutcome:
+    """What one baseline check found; :meth:`to_dict` is the form the reports read."""
+
+    status: BaselineStatus
+    #: The baseline file, relative to the rootdir (None when disabled).
+    path: str | None = None
+    #: The aggregates the file holds after this run.
+    values: Mapping[str, float] = field(default_factory=dict)
+    #: Decimals kept in the file (None when disabled).
+    precision: int | None = None
+    #: Why the stored file could not be read (corrupt, or replaced because unreadable).
+    problem: str | None = None
+    #: Per-case baseline values compared against (case id -> metric -> value), when comparable.
+    cases: Mapping[str, Mapping[str, float]] | None = None
+    #: Metrics that regressed / improved beyond tolerance; None when no comparison ran.
+    regressed: tuple[str, ...] | None = None
+    improved: tuple[str, ...] | None = None
+    #: What changed, when not comparable ("k changed (10 → 5)").
+    reasons: tuple[str, ...] = ()
+    #: The aggregates the file held before this run, when updated.
+    previous: Mapping[str, float] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe, with only the keys that apply (the report input format)."""
+        out: dict[str, Any] = {
+            "status": self.status,
+            "path": self.path,
+            "values": dict(self.values),
+        }
+        if self.precision is not None:
+            out["precision"] = self.precision
+        if self.problem is not None:
+            out["problem"] = self.problem
+        if self.cases is not None:
+            out["cases"] = {case_id: dict(values) for case_id, values in self.cases.items()}
+        if self.regressed is not None:
+            out["regressed"] = list(self.regressed)
+        if self.improved is not None:
+            out["improved"] = list(self.improved)
+        if self.reasons:
+            out["reasons"] = list(self.reasons)
+        if self.previous is not None:
+            out["previous"] = dict(self.previous)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineDecision:
+    """The outcome, and the one thing to assert to syrupy (see the module docstring)."""
+
+    outcome: BaselineOutcome
+    to_assert: StoredText | BaselineDoc | None
+
+
+def decide_baseline(
+    *,
+    stored_text: str | None,
+    path: str,
+    result: Result,
+    settings: Settings,
+    options: BaselineOptions,
+    verdict: Verdict,
+    update: bool = False,
+    update_new_only: bool = False,
+    shared_with: str | None = None,
+) -> BaselineDecision:
+    """Decide what becomes of the baseline at ``path``, and update ``verdict`` accordingly.
+
+    ``update``/``update_new_only`` are syrupy's ``--snapshot-update``/``--snapshot-update-new-only``;
+    ``shared_with`` is another test already using the same file. A verdict that already has
+    problems (retriever or judge errors) means the numbers are no baseline: the file is kept.
+    The verdict gets the comparison's checks, problems, case changes and notes.
+    """
+    precision = options.precision
+    base = BaselineOutcome(status="compared", path=path, precision=precision)
+    stored = StoredText(stored_text) if stored_text is not None else None
+
+    if shared_with is not None:
+        verdict.problems.append(
+            f"{shared_with} and this test map to the same baseline file {path}; give them "
+            "distinct, shorter parametrize ids (pytest.param(..., id='...'))"
+        )
+        return BaselineDecision(replace(base, status="kept"), None)
+    if verdict.problems:
+        verdict.notes.append(
+            f"baseline {path} was not compared"
+            + (" or re-recorded" if update else "")
+            + " because the evaluation failed"
+        )
+        return BaselineDecision(replace(base, status="kept"), stored)
+    try:
+        current = BaselineDoc.from_result(result, precision=precision)
+    except BaselineError as exc:
+        verdict.problems.append(str(exc))
+        return BaselineDecision(replace(base, status="kept"), stored)
+
+    if stored is None:
+        if update or update_new_only:
+            verdict.notes.append(f"baseline created: {path}")
+            return BaselineDecision(
+                replace(base, status="created", values=current.aggregates), current
+            )
+        verdict.problems.append(
+            f"No baseline stored for this test yet ({path}): run `pytest --snapshot-update` "
+            "to record it, then commit the __snapshots__/ folder."
+        )
+        # Not written: syrupy reports the snapshot as missing.
+        return BaselineDecision(replace(base, status="missing"), current)
+
+    try:
+        stored_doc = BaselineDoc.from_json(stored, source=path)
+    except NewerBaselineError as exc:
+        verdict.problems.append(
+            f"Baseline cannot be read: {exc} (or delete the file and re-run with "
+            "--snapshot-update to record it with this version)."
+        )
+        return BaselineDecision(replace(base, status="corrupt", problem=str(exc)), stored)
+    except BaselineError as exc:
+        if update:
+            verdict.notes.append(f"replaced an unreadable baseline ({exc})")
+            return BaselineDecision(
+                replace(base, status="updated", values=current.aggregates, problem=str(exc)),
+                current,
+            )
+        verdict.problems.append(
+            f"Baseline cannot be read: {exc}.\nFix the file, or re-run with --snapshot-update "
+            "to record a new baseline (and review the diff before committing)."
+        )
+        # Not written: syrupy reports the snapshot as failed.
+        return BaselineDecision(replace(base, status="corrupt", problem=str(exc)), current)
+
+    comparison = compare_with_baseline(
+        result,
+        stored_doc,
+        settings,
+        update=update,
+        fail_on_improvement=options.fail_on_improvement,
+        checks=verdict.checks,
+        source=path,
+    )
+    comparison.apply(verdict)
+    compared = replace(
+        base,
+        values=stored_doc.aggregates,
+        cases=stored_doc.cases if comparison.comparable else None,
+        regressed=tuple(comparison.regressed),
+        improved=tuple(comparison.improved),
+        reasons=comparison.reasons,
+    )
+    if update:
+        if current.to_json() == stored:
+            return BaselineDecision(compared, stored)
+        updated = replace(
+            compared, status="updated", values=current.aggregates, previous=stored_doc.aggregates
+        )
+        return BaselineDecision(updated, current)
+    if not comparison.comparable:
+        # Not written: syrupy reports the snapshot as failed.
+        return BaselineDecision(replace(compared, status="not_comparable"), current)
+    if comparison.regressed or comparison.problems:
+        return BaselineDecision(compared, current)  # not written: a failed snapshot
+    # Within tolerance: the stored file stays as it is (byte for byte).
+    return BaselineDecision(compared, stored)
