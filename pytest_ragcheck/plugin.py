@@ -2,22 +2,25 @@
 
 Thin on purpose: validation, loading, evaluation, policy, baselines and reports live in the
 pure modules and are imported lazily, so a project that has the plugin installed but runs no
-ragcheck test pays only for this file (no numpy, pydantic, syrupy or litellm at import).
+ragcheck test pays only for this file and :mod:`pytest_ragcheck.options`, which every session
+needs to check its options (no numpy, pydantic, syrupy or litellm at import).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_ragcheck.config import build_settings
+from pytest_ragcheck.errors import ConfigError, RagcheckError
+from pytest_ragcheck.options import OPTION_SPECS, RagcheckOptions, is_worker, parse_options
+
 if TYPE_CHECKING:
     from collections.abc import Generator, Mapping
 
-    from pytest_ragcheck.baseline_doc import BaselineOptions
-    from pytest_ragcheck.config import Defaults, Settings
+    from pytest_ragcheck.config import Settings
     from pytest_ragcheck.result import Result
 
 MARKER = "ragcheck"
@@ -26,68 +29,27 @@ ITEM_RECORDS = pytest.StashKey[list[dict[str, Any]]]()
 #: Every record of the session, gathered on the controller (or the only process).
 SESSION_RECORDS = pytest.StashKey[list[dict[str, Any]]]()
 
-_OPTIONS: tuple[tuple[str, str, str, str | None], ...] = (
-    # (option, ini type, help, default)
-    (
-        "report",
-        "string",
-        "write a report of every ragcheck test: PATH ending in .json, .md or .html",
-        None,
-    ),
-    ("tolerance", "string", "absolute drop allowed against the baseline (default 0.02)", None),
-    (
-        "concurrency",
-        "string",
-        "parallel retriever calls per test (default 16; 1 for CPU-bound models)",
-        None,
-    ),
-    ("judge_model", "string", "LLM judge model (any litellm model name)", None),
-    ("judge_api_base", "string", "base URL of an OpenAI-compatible judge server", None),
-    (
-        "judge_cache",
-        "string",
-        "verdict cache folder, or 'off' (default .ragcheck/judge under the rootdir)",
-        None,
-    ),
-)
+#: The session's options, read and validated once in ``pytest_configure``.
+OPTIONS = pytest.StashKey[RagcheckOptions]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ragcheck", "retrieval regression testing (pytest-ragcheck)")
-    for name, ini_type, help_text, _ in _OPTIONS:
-        flag = "--ragcheck-" + name.replace("_", "-")
-        group.addoption(flag, dest=f"ragcheck_{name}", default=None, help=help_text)
-        parser.addini(f"ragcheck_{name}", help_text, type=ini_type, default=None)  # type: ignore[arg-type]
-    group.addoption(
-        "--ragcheck-judge-offline",
-        dest="ragcheck_judge_offline",
-        action="store_true",
-        default=None,
-        help="never call the LLM judge: missing verdicts fail (use with a committed cache in CI)",
-    )
-    parser.addini("ragcheck_judge_offline", "never call the LLM judge", type="bool", default=False)
-    group.addoption(
-        "--ragcheck-no-summary",
-        dest="ragcheck_no_summary",
-        action="store_true",
-        default=None,
-        help="do not print the ragcheck metrics table at the end of the run",
-    )
-    parser.addini(
-        "ragcheck_no_summary", "do not print the ragcheck summary", type="bool", default=False
-    )
-    parser.addini(
-        "ragcheck_fail_on_improvement",
-        "fail when a metric improves beyond tolerance, so the baseline is refreshed",
-        type="bool",
-        default=False,
-    )
-    parser.addini(
-        "ragcheck_baseline_precision",
-        "decimals kept in baseline snapshot files (default 4)",
-        type="string",
-        default=None,
-    )
+    for spec in OPTION_SPECS:
+        if spec.flag:
+            group.addoption(
+                spec.flag_name,
+                dest=spec.dest,
+                action="store_true" if spec.kind == "bool" else "store",
+                default=None,
+                help=spec.help,
+            )
+        parser.addini(
+            spec.dest,
+            spec.ini_help or spec.help,
+            type=spec.kind,
+            default=False if spec.kind == "bool" else None,
+        )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -96,69 +58,31 @@ def pytest_configure(config: pytest.Config) -> None:
         "ragcheck(cases=..., k=10, metrics=[...], min_<metric>=..., ...): "
         "evaluate a retriever on a golden set (pytest-ragcheck)",
     )
+    # A bad value stops the session here, before collection, with or without ragcheck tests.
+    config.stash[OPTIONS] = _read_options(config)
     config.stash[SESSION_RECORDS] = []
-    if not is_worker(config) and option(config, "report"):
-        from pytest_ragcheck.report import check_report_option
-
-        check_report_option(config)  # an unknown extension fails before any test runs
     config.pluginmanager.register(_Collector(config), "ragcheck-collector")
 
 
-def option(config: pytest.Config, name: str) -> Any:
-    """A ragcheck setting: the command line wins over the ini file."""
-    value = config.getoption(f"ragcheck_{name}", default=None)
-    if value is None:
-        value = config.getini(f"ragcheck_{name}")
-    return value
+def ragcheck_options(config: pytest.Config) -> RagcheckOptions:
+    """The session's validated ragcheck options (command line > ini > default)."""
+    return config.stash[OPTIONS]
 
 
-def is_worker(config: pytest.Config) -> bool:
-    return hasattr(config, "workerinput")
-
-
-def _defaults(config: pytest.Config) -> Defaults:
-    from pytest_ragcheck.config import Defaults, JudgeSettings
-    from pytest_ragcheck.errors import ConfigError
-
-    def number(name: str, cast: type[float] | type[int]) -> Any:
-        raw = option(config, name)
-        if raw in (None, ""):
-            return None
+def _read_options(config: pytest.Config) -> RagcheckOptions:
+    cli = {s.name: config.getoption(s.dest, default=None) for s in OPTION_SPECS if s.flag}
+    ini: dict[str, object] = {}
+    for spec in OPTION_SPECS:
         try:
-            return cast(raw)
-        except ValueError:
-            raise ConfigError(
-                f"--ragcheck-{name.replace('_', '-')} / ragcheck_{name}: expected a number, got {raw!r}"
-            ) from None
-
-    cache_raw = option(config, "judge_cache")
-    cache_dir: Path | None
-    if cache_raw in (None, ""):
-        cache_dir = Path(config.rootpath) / ".ragcheck" / "judge"
-    elif str(cache_raw).strip().lower() == "off":
-        cache_dir = None
-    else:
-        anchor = (
-            config.invocation_params.dir
-            if config.getoption("ragcheck_judge_cache", default=None)
-            else config.rootpath
+            ini[spec.name] = config.getini(spec.dest)
+        except (ValueError, pytest.UsageError) as exc:  # "invalid truth value" (bool keys)
+            raise pytest.UsageError(f"ini {spec.dest}: {exc}") from None
+    try:
+        return parse_options(
+            cli=cli, ini=ini, invocation_dir=config.invocation_params.dir, rootdir=config.rootpath
         )
-        cache_dir = (Path(anchor) / os.path.expanduser(str(cache_raw))).resolve()
-    offline_cli = config.getoption("ragcheck_judge_offline", default=None)
-    judge = JudgeSettings(
-        model=option(config, "judge_model") or None,
-        api_base=option(config, "judge_api_base") or None,
-        cache_dir=cache_dir,
-        offline=bool(offline_cli) or bool(config.getini("ragcheck_judge_offline")),
-    )
-    tolerance = number("tolerance", float)
-    concurrency = number("concurrency", int)
-    fallback = Defaults(judge=judge)
-    return Defaults(
-        tolerance=fallback.tolerance if tolerance is None else tolerance,
-        concurrency=fallback.concurrency if concurrency is None else concurrency,
-        judge=judge,
-    )
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def marker_kwargs(item: pytest.Item) -> dict[str, Any] | None:
@@ -169,8 +93,6 @@ def marker_kwargs(item: pytest.Item) -> dict[str, Any] | None:
     merged: dict[str, Any] = {}
     for mark in reversed(marks):  # farthest first, so the closest overrides
         if len(mark.args) > 1:
-            from pytest_ragcheck.errors import ConfigError
-
             raise ConfigError(
                 f"@ragcheck takes at most one positional argument (the cases), got {mark.args!r}"
             )
@@ -185,13 +107,7 @@ def _marker_problems(config: pytest.Config, items: list[pytest.Item]) -> list[st
     marked = [item for item in items if item.get_closest_marker(MARKER) is not None]
     if not marked:
         return []
-    from pytest_ragcheck.config import build_settings
-    from pytest_ragcheck.errors import RagcheckError
-
-    try:
-        defaults = _defaults(config)
-    except RagcheckError as exc:
-        return [str(exc)]
+    defaults = ragcheck_options(config).defaults
     where: dict[str, list[str]] = {}
     for item in marked:
         try:
@@ -232,35 +148,6 @@ def pytest_make_collect_report(
     return report
 
 
-def _baseline_options(config: pytest.Config) -> BaselineOptions:
-    """The baseline ini keys (``ragcheck_baseline_precision``, ``ragcheck_fail_on_improvement``)."""
-    from pytest_ragcheck.baseline_doc import (
-        DEFAULT_PRECISION,
-        MAX_PRECISION,
-        PRECISION_INI,
-        BaselineOptions,
-    )
-    from pytest_ragcheck.errors import BaselineError
-
-    raw = config.getini(PRECISION_INI)
-    precision = DEFAULT_PRECISION
-    if raw not in (None, ""):
-        try:
-            precision = int(str(raw).strip())
-        except ValueError:
-            precision = -1
-        if not 0 <= precision <= MAX_PRECISION:
-            raise BaselineError(
-                f"ini {PRECISION_INI} must be an integer 0-{MAX_PRECISION} (decimals kept in "
-                f"baseline files), got {raw!r}"
-            )
-    try:
-        fail_on_improvement = bool(config.getini("ragcheck_fail_on_improvement"))
-    except ValueError:  # not a truth value: off, as before
-        fail_on_improvement = False
-    return BaselineOptions(precision=precision, fail_on_improvement=fail_on_improvement)
-
-
 class RagcheckFixture:
     """The ``ragcheck`` fixture: ``ragcheck(retriever, **overrides) -> Result``.
 
@@ -274,18 +161,14 @@ class RagcheckFixture:
 
     def settings(self, **overrides: Any) -> Settings:
         """The effective settings for this test (call overrides > marker > CLI > ini > default)."""
-        from pytest_ragcheck.config import build_settings
-
         item = self._request.node
         return build_settings(
             marker_kwargs(item) or {},
             overrides,
-            defaults=_defaults(self._request.config),
+            defaults=ragcheck_options(self._request.config).defaults,
         )
 
     def __call__(self, retriever: Any, **overrides: Any) -> Result:
-        from pytest_ragcheck.errors import RagcheckError
-
         __tracebackhide__ = True
         try:
             return self._run(retriever, overrides)
@@ -296,7 +179,6 @@ class RagcheckFixture:
         pytest.fail(message, pytrace=False)
 
     def _run(self, retriever: Any, overrides: Mapping[str, Any]) -> Result:
-        from pytest_ragcheck.errors import ConfigError
         from pytest_ragcheck.evaluation import evaluate_golden
         from pytest_ragcheck.golden import load_golden
         from pytest_ragcheck.policy import check_floors
@@ -326,7 +208,7 @@ class RagcheckFixture:
                 result=result,
                 settings=settings,
                 verdict=verdict,
-                options=_baseline_options(request.config),
+                options=ragcheck_options(request.config).baseline,
             ).to_dict()
         record = build_record(
             nodeid=item.nodeid,
@@ -398,11 +280,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if is_worker(config):
         return
     records = config.stash.get(SESSION_RECORDS, [])
-    if not records and not option(config, "report"):
+    options = ragcheck_options(config)
+    if not records and not options.report_paths:
         return
     from pytest_ragcheck.report import write_reports
 
-    write_reports(config, records)
+    write_reports(config, records, options=options)
 
 
 def pytest_terminal_summary(
@@ -411,15 +294,16 @@ def pytest_terminal_summary(
     if is_worker(config):
         return
     records = config.stash.get(SESSION_RECORDS, [])
-    if not records and not option(config, "report"):
+    options = ragcheck_options(config)
+    if not records and not options.report_paths:
         return
     from pytest_ragcheck.report import terminal_summary
 
-    terminal_summary(terminalreporter, config, records)
+    terminal_summary(terminalreporter, config, records, options=options)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """The effective ragcheck configuration (judge model, cache, tolerance) under the header."""
     from pytest_ragcheck.report import report_header
 
-    return report_header(config)
+    return report_header(ragcheck_options(config), rootdir=config.rootpath)

@@ -17,12 +17,11 @@ import pytest
 
 if TYPE_CHECKING:
     from pytest_ragcheck.evaluation import Progress
+    from pytest_ragcheck.options import RagcheckOptions
 
 __all__ = [
-    "check_report_option",
     "make_progress",
     "report_header",
-    "report_paths",
     "terminal_summary",
     "write_reports",
 ]
@@ -32,40 +31,11 @@ MESSAGES = pytest.StashKey[list[tuple[str, str]]]()
 _DOCUMENT = pytest.StashKey[dict[str, Any]]()
 
 
-def _option(config: pytest.Config, name: str) -> Any:
-    from pytest_ragcheck.plugin import option
-
-    return option(config, name)
-
-
-def report_paths(config: pytest.Config) -> list[Path]:
-    """The ``--ragcheck-report`` paths: the command line's relative to the current folder,
-    the ini file's relative to the rootdir."""
-    cli = config.getoption("ragcheck_report", default=None)
-    raw = cli if cli else config.getini("ragcheck_report")
-    if not raw:
-        return []
-    from pytest_ragcheck.report.files import parse_report_paths
-
-    base = Path(config.invocation_params.dir if cli else config.rootpath)
-    return parse_report_paths(str(raw), base=base)
-
-
-def check_report_option(config: pytest.Config) -> None:
-    """Fail fast, before collection, on a report path with an unknown extension."""
-    from pytest_ragcheck.report.files import ReportPathError
-
-    try:
-        report_paths(config)
-    except ReportPathError as exc:
-        raise pytest.UsageError(str(exc)) from None
-
-
-def report_header(config: pytest.Config) -> list[str]:
+def report_header(options: RagcheckOptions, *, rootdir: Path) -> list[str]:
     """The ``pytest_report_header`` line: the effective ragcheck configuration."""
     from pytest_ragcheck.report.header import header_line
 
-    return [header_line(config)]
+    return [header_line(options, rootdir=rootdir)]
 
 
 def make_progress(config: pytest.Config, nodeid: str) -> Progress | None:
@@ -86,18 +56,15 @@ def _document(config: pytest.Config, records: list[dict[str, Any]]) -> dict[str,
     return document
 
 
-def _no_summary(config: pytest.Config) -> bool:
-    return bool(
-        config.getoption("ragcheck_no_summary", default=None)
-        or config.getini("ragcheck_no_summary")
-    )
-
-
 def terminal_summary(
-    terminalreporter: pytest.TerminalReporter, config: pytest.Config, records: list[dict[str, Any]]
+    terminalreporter: pytest.TerminalReporter,
+    config: pytest.Config,
+    records: list[dict[str, Any]],
+    *,
+    options: RagcheckOptions,
 ) -> None:
     """The ``ragcheck summary`` section, then where reports went (or why they did not)."""
-    if records and not _no_summary(config):
+    if records and not options.no_summary:
         from pytest_ragcheck.report.terminal import render_summary
 
         document = _document(config, records)
@@ -112,7 +79,7 @@ def terminal_summary(
                 terminalreporter.write(text, **markup)
             terminalreporter.line("")
     messages = config.stash.get(MESSAGES, [])
-    if messages and _no_summary(config):
+    if messages and options.no_summary:
         terminalreporter.ensure_newline()
     for level, text in messages:
         terminalreporter.write_line(text, red=level == "error", bold=level == "error")
@@ -123,19 +90,17 @@ def _say(config: pytest.Config, level: str, text: str) -> None:
     config.stash.setdefault(MESSAGES, []).append((level, text))
 
 
-def write_reports(config: pytest.Config, records: list[dict[str, Any]]) -> None:
+def write_reports(
+    config: pytest.Config, records: list[dict[str, Any]], *, options: RagcheckOptions
+) -> None:
     """Write the ``--ragcheck-report`` files and append to ``$GITHUB_STEP_SUMMARY``.
 
     Problems (an unwritable path, an unopenable summary file) become red lines at the end of
     the terminal output; test outcomes and the exit status stay as they are.
     """
-    from pytest_ragcheck.report.files import ReportPathError, render, write_file
+    from pytest_ragcheck.report.files import render, write_file
 
-    try:
-        paths = report_paths(config)
-    except ReportPathError as exc:  # configure already refused it; only a plugin could get here
-        _say(config, "error", f"ragcheck: {exc}")
-        paths = []
+    paths = options.report_paths
     document = _document(config, records) if paths or records else None
     for path in paths:
         assert document is not None

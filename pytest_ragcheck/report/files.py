@@ -2,7 +2,8 @@
 
 Writing a report never changes a test outcome or pytest's exit status: a failure becomes a
 message that the terminal summary prints in red at the end of the run. An unknown extension,
-on the other hand, is a usage error before any test runs (see :func:`report_paths`).
+on the other hand, is a usage error before any test runs (see
+:func:`pytest_ragcheck.options.parse_report_paths`, re-exported here).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+
+from pytest_ragcheck.options import FORMATS, ReportPathError, parse_report_paths
 
 __all__ = [
     "FORMATS",
@@ -21,34 +24,8 @@ __all__ = [
     "write_file",
 ]
 
-#: Report formats by file extension.
-FORMATS: tuple[str, ...] = (".json", ".md", ".html")
 #: Bytes kept free in the job summary (GitHub counts the whole file against its limit).
 _SAFETY = 4096
-
-
-class ReportPathError(ValueError):
-    """A ``--ragcheck-report`` value that names no known format."""
-
-
-def parse_report_paths(raw: str, *, base: Path) -> list[Path]:
-    """Comma-separated report paths, resolved against ``base``; checks the extensions."""
-    paths: list[Path] = []
-    for part in str(raw).split(","):
-        text = part.strip()
-        if not text:
-            continue
-        path = Path(os.path.expanduser(text))
-        suffix = path.suffix.lower()
-        if suffix not in FORMATS:
-            shown = f"'{suffix}'" if suffix else "no extension"
-            raise ReportPathError(
-                f"--ragcheck-report={text}: unknown report format ({shown}); "
-                f"use a path ending in {', '.join(FORMATS[:-1])} or {FORMATS[-1]} "
-                "(several paths may be separated by commas)"
-            )
-        paths.append(path if path.is_absolute() else base / path)
-    return paths
 
 
 def render(path: Path, document: Mapping[str, Any]) -> str:

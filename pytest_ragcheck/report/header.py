@@ -1,16 +1,17 @@
 """The ``pytest_report_header`` line: the effective ragcheck configuration.
 
-Printed for every session of a project that has the plugin installed, so it imports only
-what reading the options needs.
+Printed for every session of a project that has the plugin installed, so it works from the
+options read at start-up and imports nothing else.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import pytest
+    from pathlib import Path
+
+    from pytest_ragcheck.options import RagcheckOptions
 
 __all__ = ["header_line"]
 
@@ -22,23 +23,16 @@ def _shown_path(path: Path, root: Path) -> str:
         return str(path)
 
 
-def header_line(config: pytest.Config) -> str:
+def header_line(options: RagcheckOptions, *, rootdir: Path) -> str:
     """``ragcheck: judge=..., judge cache=..., tolerance=..., concurrency=..., report=...``."""
-    from pytest_ragcheck.errors import RagcheckError
-    from pytest_ragcheck.plugin import _defaults
-
-    try:
-        defaults = _defaults(config)
-    except RagcheckError as exc:
-        return f"ragcheck: invalid configuration: {exc}"
+    defaults = options.defaults
     judge = defaults.judge
-    root = Path(config.rootpath)
     model = judge.model or "not set"
     if judge.api_base:
         from pytest_ragcheck.report.record import safe_url
 
         model += f" at {safe_url(judge.api_base)}"
-    cache = "off" if judge.cache_dir is None else _shown_path(Path(judge.cache_dir), root)
+    cache = "off" if judge.cache_dir is None else _shown_path(judge.cache_dir, rootdir)
     if judge.offline:
         cache += " (offline)"
     parts = [
@@ -47,12 +41,6 @@ def header_line(config: pytest.Config) -> str:
         f"tolerance={defaults.tolerance:g}",
         f"concurrency={defaults.concurrency}",
     ]
-    try:
-        from pytest_ragcheck.report import report_paths
-
-        paths = report_paths(config)
-    except ValueError:
-        paths = []
-    if paths:
-        parts.append("report=" + ", ".join(_shown_path(p, root) for p in paths))
+    if options.report_paths:
+        parts.append("report=" + ", ".join(_shown_path(p, rootdir) for p in options.report_paths))
     return "ragcheck: " + ", ".join(parts)

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from typing import Any
 
+from pytest_ragcheck.display import shorten
 from pytest_ragcheck.report.document import TEST_STATUSES, sort_for_attention
 from pytest_ragcheck.report.terminal import (
     METRIC_WORDS,
@@ -167,11 +168,6 @@ def metric_table(test: Mapping[str, Any]) -> list[str]:
     return rows
 
 
-def _short(text: str, width: int = 80) -> str:
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
-
-
 def case_lines(test: Mapping[str, Any]) -> list[str]:
     """The cases that got worse most against the baseline, else the lowest-scoring ones."""
     case_changes = test.get("case_changes") or []
@@ -185,7 +181,7 @@ def case_lines(test: Mapping[str, Any]) -> list[str]:
         ]
         for change in case_changes[:WORST_CASES]:
             rows.append(
-                f"| {code(str(change['id']))} | {cell(_short(change['query']))} | "
+                f"| {code(str(change['id']))} | {cell(shorten(change['query'], 80))} | "
                 f"{format_number(metric, change.get('before'))} | "
                 f"{format_number(metric, change.get('after'))} |"
             )
@@ -206,7 +202,7 @@ def case_lines(test: Mapping[str, Any]) -> list[str]:
     ]
     for case in scored[:WORST_CASES]:
         rows.append(
-            f"| {code(str(case['id']))} | {cell(_short(case['query']))} | "
+            f"| {code(str(case['id']))} | {cell(shorten(case['query'], 80))} | "
             f"{format_number(metric, case['values'][metric])} |"
         )
     return rows

@@ -12,7 +12,9 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
+
+from pytest_ragcheck.options import is_worker
 
 if TYPE_CHECKING:
     import pytest
@@ -24,10 +26,6 @@ REDRAW_EVERY = 0.1
 #: Seconds an evaluation runs before the line appears (quick ones never flicker).
 SHOW_AFTER = 0.5
 _SAVE, _RESTORE, _CLEAR = "\x1b7", "\x1b8", "\x1b[K"
-
-
-class _Writer(Protocol):
-    def write(self, text: str) -> None: ...
 
 
 def format_eta(seconds: float) -> str:
@@ -136,7 +134,7 @@ class _Cleanup:
 
 
 def make_live_progress(config: pytest.Config, nodeid: str) -> LiveProgress | None:
-    if hasattr(config, "workerinput"):
+    if is_worker(config):
         return None
     reporter: Any = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is None or not getattr(reporter, "isatty", False) or not reporter.hasmarkup:

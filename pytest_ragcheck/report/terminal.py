@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_ragcheck.policy import format_value
+from pytest_ragcheck.display import format_value, signed
 from pytest_ragcheck.report.document import TEST_STATUSES, sort_for_attention
 
 __all__ = [
@@ -71,11 +71,8 @@ def format_number(name: str, value: float | None) -> str:
 
 
 def format_delta(name: str, delta: float | None) -> str:
-    """A signed difference with a real minus sign: ``+0.012``, ``−0.034``."""
-    if delta is None:
-        return "-"
-    text = f"{delta:+.1f}" if name.startswith("latency_") else f"{delta:+.3f}"
-    return text.replace("-", "−")
+    """A signed difference with a real minus sign: ``+0.012``, ``−0.034`` (latency ``+1.5``)."""
+    return signed(delta, decimals=1 if name.startswith("latency_") else 3)
 
 
 def _status_text(metric: Mapping[str, Any]) -> str:

@@ -1,0 +1,249 @@
+"""The session's command-line and ini options, read and validated once at start-up.
+
+``plugin.py`` registers :data:`OPTION_SPECS`, hands the raw values to :func:`parse_options` in
+``pytest_configure`` and keeps the resulting :class:`RagcheckOptions` in ``config.stash``;
+the header, the reports and the baseline code receive that object and never read an option
+themselves. A bad value is therefore a usage error before collection, whether or not the
+session has ragcheck tests. Pure (no pytest), so every rule is unit-testable.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pytest_ragcheck.baseline_doc import DEFAULT_PRECISION, MAX_PRECISION, BaselineOptions
+from pytest_ragcheck.config import Defaults, JudgeSettings
+from pytest_ragcheck.errors import ConfigError
+
+__all__ = [
+    "FORMATS",
+    "OPTION_SPECS",
+    "OptionSpec",
+    "RagcheckOptions",
+    "ReportPathError",
+    "is_worker",
+    "parse_options",
+    "parse_report_paths",
+]
+
+#: Report formats by file extension.
+FORMATS: tuple[str, ...] = (".json", ".md", ".html")
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One setting: ini key ``ragcheck_<name>`` and, with ``flag``, ``--ragcheck-<name>``."""
+
+    name: str
+    help: str
+    kind: Literal["string", "bool"] = "string"
+    flag: bool = True
+    #: The ini key's help, when it differs from the flag's.
+    ini_help: str | None = None
+
+    @property
+    def dest(self) -> str:
+        """The ini key, and the ``config.option`` attribute of the flag."""
+        return f"ragcheck_{self.name}"
+
+    @property
+    def flag_name(self) -> str:
+        return "--ragcheck-" + self.name.replace("_", "-")
+
+    @property
+    def label(self) -> str:
+        """How messages name the setting: both spellings, or the ini key alone."""
+        return f"{self.flag_name} / {self.dest}" if self.flag else f"ini {self.dest}"
+
+
+OPTION_SPECS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "report", "write a report of every ragcheck test: PATH ending in .json, .md or .html"
+    ),
+    OptionSpec("tolerance", "absolute drop allowed against the baseline (default 0.02)"),
+    OptionSpec(
+        "concurrency", "parallel retriever calls per test (default 16; 1 for CPU-bound models)"
+    ),
+    OptionSpec("judge_model", "LLM judge model (any litellm model name)"),
+    OptionSpec("judge_api_base", "base URL of an OpenAI-compatible judge server"),
+    OptionSpec(
+        "judge_cache",
+        "verdict cache folder, or 'off' (default .ragcheck/judge under the rootdir)",
+    ),
+    OptionSpec(
+        "judge_offline",
+        "never call the LLM judge: missing verdicts fail (use with a committed cache in CI)",
+        kind="bool",
+        ini_help="never call the LLM judge",
+    ),
+    OptionSpec(
+        "no_summary",
+        "do not print the ragcheck metrics table at the end of the run",
+        kind="bool",
+        ini_help="do not print the ragcheck summary",
+    ),
+    OptionSpec(
+        "fail_on_improvement",
+        "fail when a metric improves beyond tolerance, so the baseline is refreshed",
+        kind="bool",
+        flag=False,
+    ),
+    OptionSpec(
+        "baseline_precision",
+        "decimals kept in baseline snapshot files (default 4)",
+        flag=False,
+    ),
+)
+_SPECS = {spec.name: spec for spec in OPTION_SPECS}
+
+
+@dataclass(frozen=True, slots=True)
+class RagcheckOptions:
+    """Every ragcheck option of the session, validated (the marker may override ``defaults``)."""
+
+    #: ``--ragcheck-report`` files, absolute: command-line paths resolved against the folder
+    #: pytest was started in, ini paths against the rootdir.
+    report_paths: tuple[Path, ...] = ()
+    #: ``--ragcheck-no-summary``: no metrics table at the end of the run.
+    no_summary: bool = False
+    #: Tolerance, concurrency and judge settings every test starts from.
+    defaults: Defaults = field(default_factory=Defaults)
+    baseline: BaselineOptions = field(default_factory=BaselineOptions)
+
+
+class ReportPathError(ConfigError, ValueError):
+    """A ``--ragcheck-report`` value that names no known format."""
+
+
+def is_worker(config: object) -> bool:
+    """True on a pytest-xdist worker (whose controller prints and writes the reports)."""
+    return hasattr(config, "workerinput")
+
+
+def parse_report_paths(raw: str, *, base: Path) -> list[Path]:
+    """Comma-separated report paths, resolved against ``base``; checks the extensions."""
+    paths: list[Path] = []
+    for part in str(raw).split(","):
+        text = part.strip()
+        if not text:
+            continue
+        path = Path(os.path.expanduser(text))
+        suffix = path.suffix.lower()
+        if suffix not in FORMATS:
+            shown = f"'{suffix}'" if suffix else "no extension"
+            raise ReportPathError(
+                f"--ragcheck-report={text}: unknown report format ({shown}); "
+                f"use a path ending in {', '.join(FORMATS[:-1])} or {FORMATS[-1]} "
+                "(several paths may be separated by commas)"
+            )
+        paths.append(path if path.is_absolute() else base / path)
+    return paths
+
+
+def parse_options(
+    *,
+    cli: Mapping[str, object],
+    ini: Mapping[str, object],
+    invocation_dir: Path,
+    rootdir: Path,
+) -> RagcheckOptions:
+    """Validate the raw values into :class:`RagcheckOptions` (raises :class:`ConfigError`).
+
+    ``cli`` and ``ini`` map option names (``"tolerance"``) to what pytest read; a missing
+    name, ``None`` or ``""`` means "not set". The command line wins over the ini file.
+    """
+    raw = _Raw(cli, ini)
+    report_cli = cli.get("report")
+    report = report_cli or ini.get("report")
+    report_base = invocation_dir if report_cli else rootdir
+    judge = JudgeSettings(
+        model=raw.text("judge_model"),
+        api_base=raw.text("judge_api_base"),
+        cache_dir=_cache_dir(raw, invocation_dir=invocation_dir, rootdir=rootdir),
+        offline=raw.flag("judge_offline"),
+    )
+    fallback = Defaults()
+    tolerance = raw.number("tolerance", integer=False, lo=0)
+    concurrency = raw.number("concurrency", integer=True, lo=1)
+    return RagcheckOptions(
+        report_paths=tuple(parse_report_paths(str(report), base=report_base) if report else ()),
+        no_summary=raw.flag("no_summary"),
+        defaults=Defaults(
+            tolerance=fallback.tolerance if tolerance is None else float(tolerance),
+            concurrency=fallback.concurrency if concurrency is None else int(concurrency),
+            judge=judge,
+        ),
+        baseline=BaselineOptions(
+            precision=_precision(raw.value("baseline_precision")),
+            fail_on_improvement=raw.flag("fail_on_improvement"),
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Raw:
+    """Raw values of both sources, with the command line's precedence."""
+
+    cli: Mapping[str, object]
+    ini: Mapping[str, object]
+
+    def from_cli(self, name: str) -> bool:
+        return self.cli.get(name) is not None
+
+    def value(self, name: str) -> object:
+        value = self.cli.get(name)
+        return self.ini.get(name) if value is None else value
+
+    def text(self, name: str) -> str | None:
+        value = self.value(name)
+        if value is None:
+            return None
+        return str(value).strip() or None
+
+    def flag(self, name: str) -> bool:
+        return bool(self.cli.get(name)) or bool(self.ini.get(name))
+
+    def number(self, name: str, *, integer: bool, lo: int) -> float | None:
+        raw = self.value(name)
+        if raw is None or str(raw).strip() == "":
+            return None
+        label = _SPECS[name].label
+        try:
+            value = float(str(raw).strip())
+        except ValueError:
+            raise ConfigError(f"{label}: expected a number, got {raw!r}") from None
+        if not math.isfinite(value) or value < lo or (integer and not value.is_integer()):
+            kind = "an integer" if integer else "a number"
+            raise ConfigError(f"{label} must be {kind} >= {lo}, got {raw!r}")
+        return value
+
+
+def _cache_dir(raw: _Raw, *, invocation_dir: Path, rootdir: Path) -> Path | None:
+    """The verdict cache folder: ``None`` for ``off``; relative paths anchored like reports."""
+    value = raw.text("judge_cache")
+    if value is None:
+        return rootdir / ".ragcheck" / "judge"
+    if value.lower() == "off":
+        return None
+    anchor = invocation_dir if raw.from_cli("judge_cache") else rootdir
+    return (anchor / os.path.expanduser(value)).resolve()
+
+
+def _precision(raw: object) -> int:
+    if raw is None or str(raw).strip() == "":
+        return DEFAULT_PRECISION
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_PRECISION:
+        raise ConfigError(
+            f"ini ragcheck_baseline_precision must be an integer 0-{MAX_PRECISION} (decimals "
+            f"kept in baseline files), got {raw!r}"
+        )
+    return value
