@@ -30,7 +30,7 @@ from judge_server import expected_answer  # noqa: E402
 from pytest_ragcheck.config import JudgeSettings  # noqa: E402
 from pytest_ragcheck.judge import JudgeItem, compute_judge_metrics  # noqa: E402
 from pytest_ragcheck.judge.cache import VerdictCache  # noqa: E402
-from pytest_ragcheck.judge.engine import _Planner  # noqa: E402
+from pytest_ragcheck.judge.planner import Planner  # noqa: E402
 from pytest_ragcheck.names import MetricSpec  # noqa: E402
 
 MODEL = "openai/judge-bench"
@@ -65,7 +65,7 @@ def fill_cache(items: list[JudgeItem], settings: JudgeSettings) -> int:
     """Write the answers a recording run would store, without calling anything."""
     assert settings.cache_dir is not None
     cache = VerdictCache(settings.cache_dir)
-    planner = _Planner(settings)
+    planner = Planner(settings)
     for item in items:
         for spec in SPECS:
             planner.plan(item, spec)

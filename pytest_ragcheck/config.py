@@ -134,8 +134,8 @@ class Settings:
 
     @property
     def needs_relevance(self) -> bool:
-        """True when a rank metric is asked for (so every case needs judged documents)."""
-        return any(s.kind == "rank" for s in self.metrics)
+        """True when a metric needs judged documents (so every case must have some)."""
+        return any("relevance" in s.metric.needs for s in self.metrics)
 
     @property
     def judge_metrics(self) -> tuple[MetricSpec, ...]:
@@ -196,7 +196,7 @@ def _str_list(name: str, value: object) -> tuple[str, ...]:
 
 
 def _threshold(spec: MetricSpec, bound: object, *, source: str) -> Threshold:
-    if spec.kind == "latency":
+    if not spec.higher_is_better:
         return Threshold(spec, _number(source, bound, lo=0.0), "max")
     return Threshold(spec, _number(source, bound, lo=0.0, hi=1.0), "min")
 
@@ -207,11 +207,11 @@ def _threshold_keyword(key: str, value: object, k: int | None) -> Threshold:
         spec = parse_metric(metric, k)
     except ConfigError as exc:
         raise ConfigError(f"{key}: {exc}") from None
-    if prefix == "max" and spec.kind != "latency":
+    if prefix == "max" and spec.higher_is_better:
         raise ConfigError(
             f"{key}: max_ bounds are for latency metrics; for {spec.base} use min_{metric}"
         )
-    if prefix == "min" and spec.kind == "latency":
+    if prefix == "min" and not spec.higher_is_better:
         raise ConfigError(f"{key}: latency is lower-is-better; use max_{metric}")
     return _threshold(spec, value, source=key)
 

@@ -1,17 +1,17 @@
-"""Metric names: the registry and ``name@k`` parsing.
+"""Metric names: ``name@k`` parsing and the name lists derived from the registry.
 
 Kept free of numpy so that option and marker validation stays cheap. A name without ``@``
 takes the run's ``k`` so that every reported name carries its cutoff (``mrr`` -> ``mrr@10``);
-``r_precision`` and the latency metrics have no cutoff.
+metrics declared without a cutoff (``r_precision``, latency) keep their bare name.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 from pytest_ragcheck.errors import ConfigError, did_you_mean
+from pytest_ragcheck.registry import METRICS, Kind, Metric, metrics_of_kind
 
 __all__ = [
     "DEFAULT_METRICS",
@@ -23,43 +23,20 @@ __all__ = [
     "parse_metric",
 ]
 
-Kind = Literal["rank", "latency", "judge"]
-
 #: Rank metrics computed from ranked ids and graded relevance (``pytest_ragcheck.metrics``).
-RANK_METRICS: tuple[str, ...] = (
-    "hit_rate",
-    "hit_rate_granular",
-    "mrr",
-    "mrr_granular",
-    "precision",
-    "recall",
-    "f1",
-    "map",
-    "ndcg",
-    "ndcg_exp",
-    "r_precision",
-)
+RANK_METRICS: tuple[str, ...] = tuple(m.name for m in metrics_of_kind("rank"))
 #: Per-run latency statistics in milliseconds (lower is better, never snapshotted).
-LATENCY_METRICS: tuple[str, ...] = ("latency_p50_ms", "latency_p95_ms", "latency_max_ms")
+LATENCY_METRICS: tuple[str, ...] = tuple(m.name for m in metrics_of_kind("latency"))
 #: Metrics that need an LLM judge (``pytest_ragcheck.judge``).
-JUDGE_METRICS: tuple[str, ...] = (
-    "llm_relevancy",
-    "llm_precision",
-    "llm_ndcg",
-    "context_precision",
-    "context_recall",
-    "rerank_relevancy",
-    "rerank_relevancy_max",
-)
+JUDGE_METRICS: tuple[str, ...] = tuple(m.name for m in metrics_of_kind("judge"))
 #: The marker's default ``metrics=``.
-DEFAULT_METRICS: tuple[str, ...] = ("hit_rate", "mrr", "precision", "recall", "map", "ndcg")
+DEFAULT_METRICS: tuple[str, ...] = tuple(m.name for m in METRICS.values() if m.default)
 
-_NO_CUTOFF = frozenset({"r_precision", *LATENCY_METRICS})
 _NAME_RE = re.compile(r"^(?P<base>[a-z_0-9]+?)(?:@(?P<k>[^@]*))?$")
 
 
 def all_metric_names() -> tuple[str, ...]:
-    return RANK_METRICS + LATENCY_METRICS + JUDGE_METRICS
+    return tuple(METRICS)
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -69,24 +46,29 @@ class MetricSpec:
     base: str
     k: int | None
 
+    def __post_init__(self) -> None:
+        if self.base not in METRICS:
+            raise ValueError(f"unknown metric {self.base!r}; valid metrics: {', '.join(METRICS)}")
+
+    @property
+    def metric(self) -> Metric:
+        """The registry's declaration of this metric."""
+        return METRICS[self.base]
+
     @property
     def name(self) -> str:
         """Canonical name, e.g. ``mrr@10``, ``mrr@all`` (whole ranking) or ``r_precision``."""
-        if self.base in _NO_CUTOFF:
+        if not self.metric.cutoff:
             return self.base
         return f"{self.base}@{'all' if self.k is None else self.k}"
 
     @property
     def kind(self) -> Kind:
-        if self.base in LATENCY_METRICS:
-            return "latency"
-        if self.base in JUDGE_METRICS:
-            return "judge"
-        return "rank"
+        return self.metric.kind
 
     @property
     def higher_is_better(self) -> bool:
-        return self.kind != "latency"
+        return self.metric.higher_is_better
 
     def __str__(self) -> str:
         return self.name
@@ -108,14 +90,15 @@ def parse_metric(name: str, default_k: int | None) -> MetricSpec:
     m = _NAME_RE.match(text)
     base = m.group("base") if m else text.partition("@")[0]
     valid = all_metric_names()
-    if base not in valid:
+    metric = METRICS.get(base)
+    if metric is None:
         raise ConfigError(
             f"unknown metric {raw!r}{did_you_mean(base, valid)}; valid metrics: "
             + ", ".join(valid)
             + " (add @k for a cutoff, e.g. 'recall@5')"
         )
     k_text = m.group("k") if m else None
-    if base in _NO_CUTOFF:
+    if not metric.cutoff:
         if k_text not in (None, ""):
             raise ConfigError(f"metric {base!r} takes no cutoff, got {raw!r}")
         return MetricSpec(base, None)

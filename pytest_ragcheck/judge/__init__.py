@@ -4,8 +4,9 @@ Importing this package is cheap (stdlib only); pydantic loads when verdicts are 
 litellm only when a verdict is missing from the cache and the judge has to be called.
 
 Modules: ``prompts`` (versioned questions, retrieved text fenced as data), ``schemas``
-(answer validation), ``cache`` (the verdict cache), ``client`` (litellm calls, retries,
-budget), ``scoring`` (the formulas), ``engine`` (planning and orchestration).
+(answer validation), ``cache`` (the verdict cache), ``retry`` (backoff, budget), ``client``
+(litellm calls), ``scoring`` (the formulas), ``planner`` (which calls a run needs), ``scorer``
+(answers to values), ``engine`` (the run: cache, calls, scoring), ``run`` (the records).
 """
 
 from __future__ import annotations
@@ -13,15 +14,16 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
-from pytest_ragcheck.judge.run import JudgeItem, JudgeRun, summarize_details
+from pytest_ragcheck.judge.run import JudgeItem, JudgeOptions, JudgeRun, summarize_details
 
 if TYPE_CHECKING:
     from pytest_ragcheck.config import JudgeSettings
-    from pytest_ragcheck.judge.client import RetryPolicy
+    from pytest_ragcheck.judge.retry import RetryPolicy
     from pytest_ragcheck.names import MetricSpec
 
 __all__ = [
     "JudgeItem",
+    "JudgeOptions",
     "JudgeRun",
     "check_judge_available",
     "compute_judge_metrics",
@@ -47,9 +49,8 @@ def compute_judge_metrics(
     """
     from pytest_ragcheck.judge import engine
 
-    return engine.compute_judge_metrics(
-        items, specs, settings, progress=progress, retry_policy=retry_policy, sleep=sleep
-    )
+    options = JudgeOptions(progress=progress, retry_policy=retry_policy, sleep=sleep)
+    return engine.compute_judge_metrics(items, specs, settings, options)
 
 
 def check_judge_available(settings: JudgeSettings) -> None:

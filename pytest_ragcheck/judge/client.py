@@ -15,22 +15,20 @@ before the run's event loop ends (no unclosed-socket warnings later).
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import importlib.util
 import inspect
 import os
-import random
 import sys
-import time
 import warnings
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Literal
 
+from pytest_ragcheck.display import shorten
 from pytest_ragcheck.errors import ConfigError
 from pytest_ragcheck.judge.prompts import Prompt
+from pytest_ragcheck.judge.retry import Budget, RetryPolicy, retry_after_seconds, status_code
 from pytest_ragcheck.judge.schemas import MalformedAnswer, parse_answer
 
 __all__ = [
@@ -42,6 +40,7 @@ __all__ = [
     "import_litellm",
     "litellm_installed",
     "quiet_litellm",
+    "retry_after_seconds",
 ]
 
 INSTALL_HINT = 'pip install "pytest-ragcheck[llm]"'
@@ -98,39 +97,6 @@ def import_litellm() -> ModuleType:
     return litellm
 
 
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    """How transient failures are retried."""
-
-    #: Total attempts for one request (first try included).
-    attempts: int = 6
-    base_delay: float = 1.0
-    max_delay: float = 30.0
-    #: A longer ``Retry-After`` is capped to this (seconds).
-    max_retry_after: float = 120.0
-
-    def backoff(self, retry: int, rng: Callable[[], float] = random.random) -> float:
-        """Delay before retry number ``retry`` (1-based): exponential with equal jitter."""
-        delay = min(self.max_delay, self.base_delay * 2.0 ** (retry - 1))
-        return delay / 2 + rng() * delay / 2
-
-
-class Budget:
-    """``judge_max_calls``: a count of requests that may still be sent (``None`` = no limit)."""
-
-    def __init__(self, limit: int | None) -> None:
-        self.limit = limit
-        self.used = 0
-        self.exhausted = False
-
-    def take(self) -> bool:
-        if self.limit is not None and self.used >= self.limit:
-            self.exhausted = True
-            return False
-        self.used += 1
-        return True
-
-
 class CallError(Exception):
     """One judge call that produced no usable answer."""
 
@@ -138,55 +104,6 @@ class CallError(Exception):
         super().__init__(message)
         self.kind = kind
         self.message = message
-
-
-def _header(headers: object, name: str) -> str | None:
-    if headers is None:
-        return None
-    getter = getattr(headers, "get", None)
-    if getter is None:
-        return None
-    value = getter(name) or getter(name.title())
-    return str(value) if value is not None else None
-
-
-def retry_after_seconds(exc: BaseException, *, now: float | None = None) -> float | None:
-    """The server's requested wait from ``retry-after-ms`` / ``Retry-After``, if any."""
-    sources = [
-        getattr(exc, "litellm_response_headers", None),
-        getattr(exc, "headers", None),
-        getattr(getattr(exc, "response", None), "headers", None),
-    ]
-    for headers in sources:
-        millis = _header(headers, "retry-after-ms")
-        if millis is not None:
-            try:
-                return max(0.0, float(millis) / 1000)
-            except ValueError:
-                pass
-        value = _header(headers, "retry-after")
-        if value is None:
-            continue
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            pass
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            continue
-        return max(0.0, when.timestamp() - (time.time() if now is None else now))
-    return None
-
-
-def _status(exc: BaseException) -> int | None:
-    status = getattr(exc, "status_code", None)
-    return status if isinstance(status, int) else None
-
-
-def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text if len(text) <= 300 else text[:297] + "..."
 
 
 class JudgeClient:
@@ -343,8 +260,9 @@ class JudgeClient:
                     if delay is None:
                         raise self._final_error(exc) from None
                     if attempt >= self.policy.attempts:
+                        reason = shorten(exc, 300)
                         raise CallError(
-                            "failed", f"judge call failed after {attempt} attempts: {_short(exc)}"
+                            "failed", f"judge call failed after {attempt} attempts: {reason}"
                         ) from None
                 else:
                     return _content(response)
@@ -353,7 +271,7 @@ class JudgeClient:
     def _transient_delay(self, exc: BaseException, attempt: int) -> float | None:
         """Seconds to wait before retrying ``exc``, or ``None`` when it is not transient."""
         lm = self._litellm
-        status = _status(exc)
+        status = status_code(exc)
         if "missing credentials" in str(exc).lower():
             return None  # litellm reports a missing OpenAI key as a 500
         names = (
@@ -378,7 +296,7 @@ class JudgeClient:
 
     def _final_error(self, exc: BaseException) -> CallError:
         lm = self._litellm
-        status = _status(exc)
+        status = status_code(exc)
         fatal_types = _classes(
             lm,
             (
@@ -388,7 +306,7 @@ class JudgeClient:
                 "UnsupportedParamsError",
             ),
         )
-        text = _short(exc)
+        text = shorten(exc, 300)
         if (
             isinstance(exc, fatal_types)
             or status in (401, 403, 404)

@@ -85,12 +85,11 @@ class Prompt:
     id: str
     version: int
     kind: AnswerKind
-    #: The user-message template; ``{query}``, ``{chunk}`` (fenced) and ``{reference}``.
+    #: The user-message template; ``{query}``, ``{chunk}`` (fenced) and ``{reference}`` (the
+    #: case's reference answer, for metrics that declare they need it).
     template: str
     #: ``response_format`` for litellm: a JSON schema (the shapes of the contract).
     response_format: dict[str, Any]
-    #: Needs the case's ``reference_answer``.
-    needs_reference: bool = False
 
     @property
     def label(self) -> str:
@@ -124,7 +123,6 @@ USEFULNESS = Prompt(
         'Answer verdict "yes" or "no", with a one-sentence reason.'
     ),
     response_format=_verdict_schema("ragcheck_usefulness"),
-    needs_reference=True,
 )
 
 GRADE = Prompt(
@@ -198,7 +196,6 @@ CLAIMS = Prompt(
             }
         },
     ),
-    needs_reference=True,
 )
 
 #: Every prompt by id.

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["JudgeItem", "JudgeRun", "summarize_details"]
+if TYPE_CHECKING:
+    from pytest_ragcheck.judge.retry import RetryPolicy
+
+__all__ = ["JudgeItem", "JudgeOptions", "JudgeRun", "summarize_details"]
 
 _MAX_LISTED = 10
 
@@ -21,6 +24,18 @@ class JudgeItem:
     #: Texts of the case's retrieved hits in rank order (deduplicated), up to the largest k
     #: any judge metric needs; ``""`` for a hit without text.
     chunks: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeOptions:
+    """How one judge run reports progress and retries (the user's choices are in JudgeSettings)."""
+
+    #: ``progress(done, total)`` over the verdicts, cached ones included.
+    progress: Callable[[int, int], None] | None = None
+    #: Retries of transient failures (``None``: the client's default policy).
+    retry_policy: RetryPolicy | None = None
+    #: What waits between retries (tests pass a fake clock; ``None``: ``asyncio.sleep``).
+    sleep: Callable[[float], Awaitable[None]] | None = None
 
 
 @dataclass

@@ -1,31 +1,45 @@
 """The judge metrics' formulas (SPEC §6) and the aggregation of repeated samples.
 
-Pure functions over per-chunk verdicts in rank order. With no chunk at all every score is
-0.0 (nothing relevant was retrieved), matching the rank metrics' convention.
+Pure functions over per-chunk values in rank order (a yes/no verdict is 1.0 or 0.0); each judge
+metric names its formula in the registry (``Metric.formula``). With no chunk at all every score
+is 0.0 (nothing relevant was retrieved), matching the rank metrics' convention.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeAlias, cast
 
 __all__ = [
+    "Formula",
     "average_precision",
+    "formula",
     "fraction_yes",
     "graded_ndcg",
     "majority",
+    "maximum",
     "mean",
     "recall_of_claims",
     "spread",
 ]
 
+Formula: TypeAlias = Callable[[Sequence[float]], float]
 
-def fraction_yes(verdicts: Sequence[bool]) -> float:
+
+def formula(name: str | None) -> Formula:
+    """The formula a judge metric's registry entry names (``"mean"`` -> :func:`mean`)."""
+    if name is None:
+        raise ValueError("not a judge metric: it declares no formula")
+    return cast(Formula, globals()[name])
+
+
+def fraction_yes(verdicts: Sequence[float]) -> float:
     """``llm_relevancy``: the share of chunks judged relevant."""
     return sum(verdicts) / len(verdicts) if verdicts else 0.0
 
 
-def average_precision(verdicts: Sequence[bool]) -> float:
+def average_precision(verdicts: Sequence[float]) -> float:
     """``llm_precision`` / ``context_precision``: Σ_i P@i·v_i / Σ v_i (0 when no yes).
 
     P@i is the share of yes among the first i chunks. The denominator is the number of yes
@@ -59,7 +73,12 @@ def mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def recall_of_claims(attributed: Sequence[bool]) -> float:
+def maximum(values: Sequence[float]) -> float:
+    """``rerank_relevancy_max``: the best score (0 with no chunk)."""
+    return max(values) if values else 0.0
+
+
+def recall_of_claims(attributed: Sequence[float]) -> float:
     """``context_recall``: attributed claims / claims."""
     if not attributed:
         raise ValueError("no claims to compute a recall over")

@@ -1,0 +1,142 @@
+"""Turning a judge run's answers into metric values, per-chunk details and error lines.
+
+Verdicts shared by several metrics or cases are summarised once; each metric's value is its
+registry formula (``Metric.formula``) over the per-chunk values in rank order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_ragcheck.judge import scoring
+from pytest_ragcheck.judge.planner import Job, Judgment, Plan
+from pytest_ragcheck.judge.run import JudgeRun
+
+__all__ = ["Scorer"]
+
+
+class Scorer:
+    """Turns planned judgments into values, details and error lines for one run."""
+
+    def __init__(self, run: JudgeRun, *, samples: int) -> None:
+        self.run = run
+        self.samples = samples
+        self._reported: set[tuple[str, str]] = set()
+        self._summaries: dict[int, tuple[dict[str, Any], float]] = {}
+
+    def _fail(self, case_id: str, metric: str, where: str, job: Job) -> None:
+        line = f"{metric}: {where}: {job.error}"
+        self.run.add_error(case_id, line)
+        if (case_id, job.key) in self._reported:
+            return  # one verdict shared by several metrics is reported once in the summary
+        self._reported.add((case_id, job.key))
+        if job.error_kind == "offline":
+            self.run.offline_misses.append((case_id, f"{where} ({job.prompt.id})"))
+        elif job.error_kind != "budget":
+            self.run.other_errors.append((case_id, line))
+
+    def _problem(self, case_id: str, line: str) -> None:
+        self.run.add_error(case_id, line)
+        if (case_id, line) not in self._reported:
+            self._reported.add((case_id, line))
+            self.run.other_errors.append((case_id, line))
+
+    def score(self, case_id: str, plan: Plan) -> None:
+        name = plan.spec.name
+        details = self.run.details.setdefault(case_id, {})
+        if plan.problem is not None:
+            self._problem(case_id, f"{name}: {plan.problem}")
+            details[name] = []
+            return
+        if plan.prompt.kind == "claims":
+            self._score_claims(case_id, plan)
+            return
+        entries: list[dict[str, Any]] = []
+        values: list[float] = []
+        ok = True
+        for rank, judgment in enumerate(plan.chunks, 1):
+            if isinstance(judgment, str):
+                ok = False
+                entries.append({"rank": rank, "error": judgment, "cached": False})
+                self._problem(case_id, f"{name}: chunk {rank}: {judgment}")
+                continue
+            failed = judgment.failed
+            if failed is not None:
+                ok = False
+                entries.append({"rank": rank, "error": failed.error, "cached": False})
+                self._fail(case_id, name, f"chunk {rank}", failed)
+                continue
+            summary, value = self._summary(judgment)
+            entry = {"rank": rank, **summary}
+            entries.append(entry)
+            values.append(value)
+        details[name] = entries
+        if ok:
+            formula = scoring.formula(plan.spec.metric.formula)
+            self.run.values.setdefault(case_id, {})[name] = formula(values)
+
+    def _summary(self, judgment: Judgment) -> tuple[dict[str, Any], float]:
+        """One chunk's details (without its rank) and its value (1/0 for yes/no), memoised:
+        a verdict is shared by metrics and cases."""
+        found = self._summaries.get(id(judgment))
+        if found is None:
+            found = self._aggregate(judgment)
+            self._summaries[id(judgment)] = found
+        return found
+
+    def _aggregate(self, judgment: Judgment) -> tuple[dict[str, Any], float]:
+        answers = judgment.answers
+        kind = judgment.prompt.kind
+        entry: dict[str, Any] = {}
+        if kind == "verdict":
+            votes = [a["verdict"] == "yes" for a in answers]
+            verdict = scoring.majority(votes)
+            chosen = next((a for a in answers if (a["verdict"] == "yes") == verdict), answers[0])
+            entry["verdict"] = "yes" if verdict else "no"
+            entry["reason"] = chosen["reason"]
+            numbers = [1.0 if v else 0.0 for v in votes]
+            value = 1.0 if verdict else 0.0
+            if self.samples > 1:
+                entry["votes"] = [a["verdict"] for a in answers]
+        else:
+            numbers = [float(a[kind]) for a in answers]
+            value = scoring.mean(numbers)
+            entry[kind] = answers[0][kind] if self.samples == 1 else value
+            entry["reason"] = answers[0]["reason"]
+            if self.samples > 1:
+                entry["samples"] = [a[kind] for a in answers]
+        entry["cached"] = judgment.cached
+        if self.samples > 1:
+            entry["spread"] = scoring.spread(numbers)
+        return entry, value
+
+    def _score_claims(self, case_id: str, plan: Plan) -> None:
+        name = plan.spec.name
+        details = self.run.details.setdefault(case_id, {})
+        judgment = plan.claims
+        if judgment is None:  # nothing retrieved: no claim can be attributed
+            details[name] = []
+            self.run.values.setdefault(case_id, {})[name] = 0.0
+            return
+        failed = judgment.failed
+        if failed is not None:
+            details[name] = []
+            self._fail(case_id, name, "claims of the reference answer", failed)
+            return
+        formula = scoring.formula(plan.spec.metric.formula)
+        recalls = [formula([c["attributed"] for c in a["claims"]]) for a in judgment.answers]
+        entries: list[dict[str, Any]] = []
+        for index, claim in enumerate(judgment.answers[0]["claims"], 1):
+            entry: dict[str, Any] = {
+                "index": index,
+                "claim": claim["claim"],
+                "attributed": claim["attributed"],
+                "reason": "",
+                "cached": judgment.cached,
+            }
+            if self.samples > 1:
+                entry["samples"] = recalls
+                entry["spread"] = scoring.spread(recalls)
+            entries.append(entry)
+        details[name] = entries
+        self.run.values.setdefault(case_id, {})[name] = scoring.mean(recalls)

@@ -1,0 +1,147 @@
+"""Rank metrics: plain-Python reference functions and the vectorised ``evaluate_run`` engine.
+
+Conventions are trec_eval's. A document is *relevant* when its grade is >= 1 (0 and negative
+grades are "judged, not relevant"); ``R`` is the number of relevant documents of a query; a query
+with ``R == 0`` scores 0 on every metric. ``k=None`` means the whole ranking.
+
+The pure functions (``hit_rate`` ... ``r_precision``, :mod:`.reference`) are simple loops with
+no numpy, an independent reference for the engine. ``evaluate_run`` / ``evaluate_rankings``
+(:mod:`.engine`, :mod:`.gather`) compute the same numbers for many queries at once, bit for bit.
+Which function and which engine column compute a metric is declared in
+:mod:`pytest_ragcheck.registry`.
+
+Duplicates: callers should pass deduplicated rankings, but a repeated id is handled like
+everywhere else in pytest-ragcheck: its first (best) position is kept and the later copies are
+dropped, so the ranks after them move up (exactly as if the caller had deduplicated).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import repeat
+
+from pytest_ragcheck.metrics.engine import FloatArray, evaluate_blocks
+from pytest_ragcheck.metrics.latency import latency_percentiles
+from pytest_ragcheck.metrics.reference import (
+    MAX_EXP_GRADE,
+    Relevance,
+    _check_k,
+    _grades,
+    f1,
+    hit_rate,
+    hit_rate_granular,
+    map,
+    metric_function,
+    mrr,
+    mrr_granular,
+    ndcg,
+    ndcg_exp,
+    precision,
+    r_precision,
+    rank_scores,
+    recall,
+)
+from pytest_ragcheck.names import RANK_METRICS, MetricSpec, parse_metric
+
+__all__ = [
+    "CHUNK_QUERIES",
+    "MAX_EXP_GRADE",
+    "FloatArray",
+    "Relevance",
+    "evaluate_rankings",
+    "evaluate_run",
+    "f1",
+    "hit_rate",
+    "hit_rate_granular",
+    "latency_percentiles",
+    "map",
+    "metric_function",
+    "mrr",
+    "mrr_granular",
+    "ndcg",
+    "ndcg_exp",
+    "precision",
+    "r_precision",
+    "rank_scores",
+    "recall",
+]
+
+#: Queries per block: keeps peak memory flat (~50 MB at 100 hits per query) on runs of any size.
+CHUNK_QUERIES = 16384
+
+_EMPTY: Mapping[str, int] = {}
+
+
+def evaluate_run(
+    run: Mapping[str, Sequence[str]] | Mapping[str, Mapping[str, float]],
+    qrels: Mapping[str, Mapping[str, int]],
+    metrics: Iterable[str | MetricSpec],
+    *,
+    k: int | None = None,
+) -> dict[str, FloatArray]:
+    """Compute rank metrics for every query of a run at once.
+
+    ``run`` maps each query id to its ids in rank order, or to ``{doc_id: score}`` (ranked as
+    trec_eval does, see :func:`rank_scores`; the values of one run must all be of one kind).
+    ``qrels`` maps query ids to ``{doc_id: grade}``; a query missing from ``qrels`` has no
+    relevant document and scores 0. ``metrics`` are names (``"mrr@10"``; a bare name takes
+    ``k``, default the whole ranking) or :class:`MetricSpec` objects. Returns
+    ``{canonical name: array}`` with one float64 per query, in ``run`` order, equal to the
+    pure functions.
+
+    Type checks are sampled to stay cheap on large runs: every query id and grade is checked,
+    but for doc ids and scores only the first one of each query.
+    """
+    if not isinstance(run, Mapping):
+        raise TypeError(f"run must be a mapping {{qid: ranking}}, got {type(run).__name__}")
+    if not isinstance(qrels, Mapping):
+        raise TypeError(
+            f"qrels must be a mapping {{qid: {{doc_id: grade}}}}, got {type(qrels).__name__}"
+        )
+    specs = _resolve_specs(metrics, k)
+    labels = list(run)
+    for qid in labels:
+        if not isinstance(qid, str):
+            raise TypeError(f"run: query ids must be str, got {type(qid).__name__} {qid!r}")
+    values = list(run.values())
+    rels = list(builtins.map(qrels.get, labels, repeat(_EMPTY)))
+    return evaluate_blocks(values, rels, specs, labels, chunk=CHUNK_QUERIES)
+
+
+def evaluate_rankings(
+    rankings: Sequence[Sequence[str]],
+    relevances: Sequence[Relevance],
+    specs: Iterable[MetricSpec | str],
+) -> dict[str, FloatArray]:
+    """Positional variant of :func:`evaluate_run`: ``rankings[i]`` is judged by ``relevances[i]``.
+
+    A relevance is ``{id: grade}`` or an iterable of relevant ids (grade 1 each); bare metric
+    names mean the whole ranking.
+    """
+    if len(rankings) != len(relevances):
+        raise ValueError(
+            f"evaluate_rankings: {len(rankings)} rankings but {len(relevances)} relevances"
+        )
+    resolved = _resolve_specs(specs, None)
+    rels: list[Mapping[str, int]] = [
+        r if isinstance(r, Mapping) else _grades(r, f"relevances[{i}]")
+        for i, r in enumerate(relevances)
+    ]
+    return evaluate_blocks(list(rankings), rels, resolved, None, chunk=CHUNK_QUERIES)
+
+
+def _resolve_specs(metrics: Iterable[str | MetricSpec], default_k: int | None) -> list[MetricSpec]:
+    if isinstance(metrics, str | MetricSpec):
+        metrics = [metrics]
+    specs: dict[str, MetricSpec] = {}
+    for m in metrics:
+        spec = m if isinstance(m, MetricSpec) else parse_metric(m, _check_k(default_k))
+        if spec.base not in RANK_METRICS:
+            raise ValueError(
+                f"{spec.name!r} is not a rank metric; evaluate_run computes "
+                + ", ".join(RANK_METRICS)
+            )
+        _check_k(spec.k)
+        specs.setdefault(spec.name, spec)
+    return list(specs.values())

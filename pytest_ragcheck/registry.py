@@ -1,0 +1,170 @@
+"""The metric registry: every metric declared once, with everything the rest of the code asks.
+
+One :class:`Metric` per metric says what it is (kind, direction, cutoff, what it needs, a
+description for the docs) and how it is computed, by name, so that this module stays free of
+numpy and cheap to import for marker validation:
+
+* rank metrics: ``reference``, the pure function in :mod:`pytest_ragcheck.metrics`, and
+  ``engine``, the column method of the vectorised engine (several metrics may share one);
+* judge metrics: ``prompt``, the id of the question in :mod:`pytest_ragcheck.judge.prompts`,
+  and ``formula``, the function of :mod:`pytest_ragcheck.judge.scoring` that turns the per-chunk
+  values into the metric;
+* latency metrics: ``quantile`` of the per-case latencies.
+
+Adding a metric is one declaration below plus its implementation functions; the names,
+defaults, validation, engine dispatch, judge prompt choice and the docs table follow from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Literal
+
+__all__ = ["METRICS", "Kind", "Metric", "Need", "find_metric", "metrics_of_kind"]
+
+Kind = Literal["rank", "latency", "judge"]
+#: What a metric reads besides the ranking: graded judgments of the golden case
+#: (``relevance``), the texts of the hits (``texts``), the case's ``reference_answer``.
+Need = Literal["relevance", "texts", "reference_answer"]
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """One metric's declaration."""
+
+    name: str
+    kind: Kind
+    #: One line for the docs table.
+    description: str
+    higher_is_better: bool = True
+    #: Takes ``@k`` (a name without it takes the run's ``k``).
+    cutoff: bool = True
+    #: Part of the marker's default ``metrics=``.
+    default: bool = False
+    needs: frozenset[Need] = frozenset()
+    #: Rank metrics: the pure reference function's name in ``pytest_ragcheck.metrics``.
+    reference: str | None = None
+    #: Rank metrics: the engine's column method that computes it for a block of queries.
+    engine: str | None = None
+    #: Judge metrics: the prompt id (``pytest_ragcheck.judge.prompts.PROMPTS``).
+    prompt: str | None = None
+    #: Judge metrics: the ``pytest_ragcheck.judge.scoring`` function over per-chunk values.
+    formula: str | None = None
+    #: Latency metrics: the quantile of the per-case latencies (1.0 = the maximum).
+    quantile: float | None = None
+
+
+def _rank(
+    name: str,
+    description: str,
+    *,
+    engine: str | None = None,
+    cutoff: bool = True,
+    default: bool = False,
+) -> Metric:
+    return Metric(
+        name,
+        "rank",
+        description,
+        cutoff=cutoff,
+        default=default,
+        needs=frozenset({"relevance"}),
+        reference=name,
+        engine=engine or name,
+    )
+
+
+def _latency(name: str, description: str, *, quantile: float) -> Metric:
+    return Metric(
+        name, "latency", description, higher_is_better=False, cutoff=False, quantile=quantile
+    )
+
+
+def _judge(
+    name: str, description: str, *, prompt: str, formula: str, reference_answer: bool = False
+) -> Metric:
+    needs: set[Need] = {"texts", "reference_answer"} if reference_answer else {"texts"}
+    return Metric(
+        name, "judge", description, needs=frozenset(needs), prompt=prompt, formula=formula
+    )
+
+
+_DECLARED = (
+    _rank("hit_rate", "1 if a relevant document is in the top k, else 0", default=True),
+    _rank(
+        "hit_rate_granular",
+        "relevant documents in the top k / R (LlamaIndex's granular hit rate)",
+        engine="recall",
+    ),
+    _rank("mrr", "1 / rank of the first relevant document in the top k", default=True),
+    _rank("mrr_granular", "mean of 1 / rank over the relevant documents found in the top k"),
+    _rank("precision", "relevant documents in the top k / k", default=True),
+    _rank("recall", "relevant documents in the top k / R", default=True),
+    _rank("f1", "harmonic mean of precision and recall at the same k"),
+    _rank("map", "average precision: sum of precision@i at the relevant ranks i / R", default=True),
+    _rank("ndcg", "DCG (gain = grade) / ideal DCG of all judged grades", default=True),
+    _rank("ndcg_exp", "nDCG with the exponential gain 2^grade - 1"),
+    _rank("r_precision", "relevant documents in the top R / R", cutoff=False),
+    _latency("latency_p50_ms", "median retriever latency per case, in ms", quantile=0.5),
+    _latency("latency_p95_ms", "95th percentile of the retriever latency, in ms", quantile=0.95),
+    _latency("latency_max_ms", "slowest retriever call, in ms", quantile=1.0),
+    _judge(
+        "llm_relevancy",
+        "share of the top-k chunks the judge finds relevant to the query",
+        prompt="relevance",
+        formula="fraction_yes",
+    ),
+    _judge(
+        "llm_precision",
+        "average precision over the judge's relevance verdicts",
+        prompt="relevance",
+        formula="average_precision",
+    ),
+    _judge(
+        "llm_ndcg",
+        "nDCG over the judge's 0-3 grades, against the same grades sorted",
+        prompt="grade",
+        formula="graded_ndcg",
+    ),
+    _judge(
+        "context_precision",
+        "average precision over verdicts: was the chunk useful for the reference answer?",
+        prompt="usefulness",
+        formula="average_precision",
+        reference_answer=True,
+    ),
+    _judge(
+        "context_recall",
+        "share of the reference answer's claims attributable to the top-k context",
+        prompt="claims",
+        formula="recall_of_claims",
+        reference_answer=True,
+    ),
+    _judge(
+        "rerank_relevancy",
+        "mean of the judge's 0-1 scores of how well each chunk answers the query",
+        prompt="score",
+        formula="mean",
+    ),
+    _judge(
+        "rerank_relevancy_max",
+        "best of the judge's 0-1 scores of how well a chunk answers the query",
+        prompt="score",
+        formula="maximum",
+    ),
+)
+
+#: Every metric by name, in declaration order (rank, latency, judge).
+METRICS: Mapping[str, Metric] = MappingProxyType({m.name: m for m in _DECLARED})
+
+
+def metrics_of_kind(kind: Kind) -> tuple[Metric, ...]:
+    """The metrics of one kind, in declaration order."""
+    return tuple(m for m in METRICS.values() if m.kind == kind)
+
+
+def find_metric(name: str) -> Metric | None:
+    """The metric behind a base or canonical name (``"mrr"``, ``"mrr@10"``), or ``None``."""
+    return METRICS.get(name.partition("@")[0])

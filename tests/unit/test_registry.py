@@ -1,0 +1,123 @@
+"""The metric registry: every declaration is complete, and everything derived from it agrees."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_ragcheck import metrics, names
+from pytest_ragcheck.errors import ConfigError
+from pytest_ragcheck.judge import scoring
+from pytest_ragcheck.judge.prompts import PROMPTS
+from pytest_ragcheck.metrics.engine import _Columns
+from pytest_ragcheck.registry import METRICS, Metric, find_metric, metrics_of_kind
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
+TABLE = re.compile(r"<!-- metrics-table:[^\n]*-->\n(.*?)<!-- /metrics-table -->", re.DOTALL)
+
+RANK = metrics_of_kind("rank")
+JUDGE = metrics_of_kind("judge")
+LATENCY = metrics_of_kind("latency")
+
+
+def _row(metric: Metric) -> str:
+    better = "higher" if metric.higher_is_better else "lower"
+    cutoff = "yes" if metric.cutoff else "no"
+    needs = ", ".join(sorted(metric.needs)) or "-"
+    return (
+        f"| `{metric.name}` | {metric.kind} | {better} | {cutoff} | {needs} | "
+        f"{metric.description} |"
+    )
+
+
+def test_the_docs_table_lists_exactly_the_registered_metrics():
+    found = TABLE.search(DOCS.read_text(encoding="utf-8"))
+    assert found is not None, "docs/metrics.md lost its metrics-table markers"
+    expected = "\n".join(
+        [
+            "| metric | kind | better | @k | needs | description |",
+            "|---|---|---|---|---|---|",
+            *(_row(m) for m in METRICS.values()),
+        ]
+    )
+    assert found.group(1).strip() == expected, "regenerate the table:\n" + expected
+
+
+def test_every_metric_is_one_complete_declaration():
+    assert len(METRICS) == len(RANK) + len(JUDGE) + len(LATENCY)
+    for metric in METRICS.values():
+        assert METRICS[metric.name] is metric
+        assert metric.description
+        assert "\n" not in metric.description
+        assert re.fullmatch(r"[a-z][a-z0-9_]*", metric.name), metric.name
+    for metric in RANK:
+        assert metric.needs == {"relevance"}
+        assert (metric.prompt, metric.formula, metric.quantile) == (None, None, None)
+    for metric in JUDGE:
+        assert "texts" in metric.needs
+        assert (metric.reference, metric.engine, metric.quantile) == (None, None, None)
+    for metric in LATENCY:
+        assert metric.quantile is not None
+        assert 0.0 < metric.quantile <= 1.0
+        assert (metric.higher_is_better, metric.cutoff, metric.needs) == (False, False, set())
+
+
+@pytest.mark.parametrize("metric", RANK, ids=lambda m: m.name)
+def test_rank_metrics_resolve_to_a_pure_function_and_an_engine_column(metric):
+    function = metrics.metric_function(metric.name)
+    assert function is getattr(metrics, metric.reference)
+    assert function.__name__ in metrics.__all__
+    assert callable(getattr(_Columns, metric.engine))
+
+
+@pytest.mark.parametrize("metric", JUDGE, ids=lambda m: m.name)
+def test_judge_metrics_resolve_to_a_prompt_and_a_formula(metric):
+    prompt = PROMPTS[metric.prompt]
+    assert scoring.formula(metric.formula) is getattr(scoring, metric.formula)
+    # the prompt renders the reference answer exactly when the metric declares it needs one
+    assert ("{reference}" in prompt.template) == ("reference_answer" in metric.needs)
+
+
+def test_non_rank_metrics_have_no_pure_function():
+    with pytest.raises(ValueError, match="not a rank metric"):
+        metrics.metric_function("llm_relevancy")
+
+
+def test_name_lists_and_specs_derive_from_the_registry():
+    assert tuple(m.name for m in RANK) == names.RANK_METRICS
+    assert tuple(m.name for m in JUDGE) == names.JUDGE_METRICS
+    assert tuple(m.name for m in LATENCY) == names.LATENCY_METRICS
+    assert names.all_metric_names() == tuple(METRICS)
+    assert names.DEFAULT_METRICS == ("hit_rate", "mrr", "precision", "recall", "map", "ndcg")
+    for metric in METRICS.values():
+        spec = names.parse_metric(metric.name, 5)
+        assert spec.metric is metric
+        assert spec.kind == metric.kind
+        assert spec.higher_is_better == metric.higher_is_better
+        assert spec.name == (f"{metric.name}@5" if metric.cutoff else metric.name)
+    assert set(metrics.latency_percentiles([1.0, 2.0])) == {m.name for m in LATENCY}
+
+
+def test_find_metric_takes_base_and_canonical_names():
+    assert find_metric("mrr@10") is METRICS["mrr"]
+    assert find_metric("latency_p95_ms") is METRICS["latency_p95_ms"]
+    assert find_metric("nope@3") is None
+
+
+def test_unknown_names_are_rejected_with_a_suggestion():
+    with pytest.raises(ConfigError, match="did you mean 'ndcg_exp'"):
+        names.parse_metric("ndcg_ex", 10)
+    with pytest.raises(ValueError, match="unknown metric 'nope'"):
+        names.MetricSpec("nope", 3)
+
+
+def test_the_registry_and_names_import_no_numpy():
+    code = (
+        "import sys, pytest_ragcheck.names, pytest_ragcheck.registry; print('numpy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
