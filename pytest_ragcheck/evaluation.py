@@ -16,7 +16,7 @@ from pytest_ragcheck.result import CaseResult, HitRecord, Result
 if TYPE_CHECKING:
     from pytest_ragcheck.config import Settings
     from pytest_ragcheck.golden import GoldenCase, GoldenSet
-    from pytest_ragcheck.hits import SpanMatch
+    from pytest_ragcheck.hits import Hit, SpanMatch
     from pytest_ragcheck.names import MetricSpec
     from pytest_ragcheck.runner import RetrievalOutcome
 
@@ -182,16 +182,7 @@ def _case_result(
             found = new_spans[i]
             relevant = match.relevant[i]
             ranking.append(_SPAN_ID.format(found[0]) if relevant and found else _MISS_ID.format(i))
-            result.hits.append(
-                HitRecord(
-                    rank=i + 1,
-                    id=hit.id,
-                    text=hit.text,
-                    score=hit.score,
-                    grade=1 if relevant else 0,
-                    spans=found,
-                )
-            )
+            result.hits.append(_hit_record(i, hit, grade=1 if relevant else 0, spans=found))
         result.n_relevant = len(spans)
         return (
             result,
@@ -200,17 +191,15 @@ def _case_result(
             match,
         )
     for i, hit in enumerate(hits):
-        result.hits.append(
-            HitRecord(
-                rank=i + 1,
-                id=hit.id,
-                text=hit.text,
-                score=hit.score,
-                grade=max(relevance.get(hit.id, 0), 0),
-            )
-        )
+        result.hits.append(_hit_record(i, hit, grade=max(relevance.get(hit.id, 0), 0)))
     result.n_relevant = sum(1 for g in relevance.values() if g >= 1)
     return result, [h.id for h in hits], relevance, None
+
+
+def _hit_record(index: int, hit: Hit, *, grade: int, spans: tuple[int, ...] = ()) -> HitRecord:
+    return HitRecord(
+        rank=index + 1, id=hit.id, text=hit.text, score=hit.score, grade=grade, spans=spans
+    )
 
 
 def _apply_span_recall(

@@ -275,14 +275,23 @@ class _Collector:
             self.config.stash[SESSION_RECORDS].append({**record, "outcome": report.outcome})
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    config = session.config
+def _to_report(config: pytest.Config) -> tuple[list[dict[str, Any]], RagcheckOptions] | None:
+    """The session's records and options, when there is anything to report (controller only)."""
     if is_worker(config):
-        return
+        return None
     records = config.stash.get(SESSION_RECORDS, [])
     options = ragcheck_options(config)
     if not records and not options.report_paths:
+        return None
+    return records, options
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    todo = _to_report(config)
+    if todo is None:
         return
+    records, options = todo
     from pytest_ragcheck.report import write_reports
 
     write_reports(config, records, options=options)
@@ -291,12 +300,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, config: pytest.Config
 ) -> None:
-    if is_worker(config):
+    todo = _to_report(config)
+    if todo is None:
         return
-    records = config.stash.get(SESSION_RECORDS, [])
-    options = ragcheck_options(config)
-    if not records and not options.report_paths:
-        return
+    records, options = todo
     from pytest_ragcheck.report import terminal_summary
 
     terminal_summary(terminalreporter, config, records, options=options)

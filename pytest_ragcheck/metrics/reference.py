@@ -15,24 +15,6 @@ from typing import TypeAlias, cast
 
 from pytest_ragcheck.registry import METRICS
 
-__all__ = [
-    "MAX_EXP_GRADE",
-    "Relevance",
-    "f1",
-    "hit_rate",
-    "hit_rate_granular",
-    "map",
-    "metric_function",
-    "mrr",
-    "mrr_granular",
-    "ndcg",
-    "ndcg_exp",
-    "precision",
-    "r_precision",
-    "rank_scores",
-    "recall",
-]
-
 Relevance: TypeAlias = Mapping[str, int] | Iterable[str]
 MetricFunction: TypeAlias = Callable[[Sequence[str], Relevance, int | None], float]
 

@@ -85,12 +85,10 @@ def safe_url(url: str | None) -> str | None:
 
 
 def metric_kind(name: str) -> str:
-    from pytest_ragcheck.names import JUDGE_METRICS, LATENCY_METRICS
+    from pytest_ragcheck.registry import find_metric
 
-    base = name.split("@", 1)[0]
-    if base in LATENCY_METRICS:
-        return "latency"
-    return "judge" if base in JUDGE_METRICS else "rank"
+    metric = find_metric(name)
+    return metric.kind if metric is not None else "rank"
 
 
 def _judge_details(judge: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
