@@ -85,6 +85,7 @@ def check_baseline(
         update=bool(assertion.update_snapshots),
         update_new_only=bool(assertion.update_new_snapshots_only),
         shared_with=_claim(config, location, item.nodeid),
+        nodeid=item.nodeid,
     )
     if decision.to_assert is not None:
         error = _assert(assertion, index, decision.to_assert)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_ragcheck.baseline_doc import BaselineDoc, BaselineOptions, NewerBaselineError
+from pytest_ragcheck.checks import update_command
 from pytest_ragcheck.compare import compare_with_baseline
 from pytest_ragcheck.errors import BaselineError
 
@@ -70,6 +71,9 @@ class BaselineOutcome:
     reasons: tuple[str, ...] = ()
     #: The aggregates the file held before this run, when updated.
     previous: Mapping[str, float] | None = None
+    #: Cases shared with, added to, removed from and edited since the baseline (counts and
+    #: first ids), when it was read.
+    case_diff: Mapping[str, object] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe, with only the keys that apply (the report input format)."""
@@ -92,6 +96,8 @@ class BaselineOutcome:
             out["reasons"] = list(self.reasons)
         if self.previous is not None:
             out["previous"] = dict(self.previous)
+        if self.case_diff is not None:
+            out["case_diff"] = dict(self.case_diff)
         return out
 
 
@@ -114,6 +120,7 @@ def decide_baseline(
     update: bool = False,
     update_new_only: bool = False,
     shared_with: str | None = None,
+    nodeid: str = "",
 ) -> BaselineDecision:
     """Decide what becomes of the baseline at ``path``, and update ``verdict`` accordingly.
 
@@ -140,7 +147,7 @@ def decide_baseline(
         )
         return BaselineDecision(replace(base, status="kept"), stored)
     try:
-        current = BaselineDoc.from_result(result, precision=precision)
+        current = BaselineDoc.from_result(result, precision=precision, max_hits=options.max_hits)
     except BaselineError as exc:
         verdict.problems.append(str(exc))
         return BaselineDecision(replace(base, status="kept"), stored)
@@ -152,8 +159,9 @@ def decide_baseline(
                 replace(base, status="created", values=current.aggregates), current
             )
         verdict.problems.append(
-            f"No baseline stored for this test yet ({path}): run `pytest --snapshot-update` "
-            "to record it, then commit the __snapshots__/ folder."
+            f"No baseline stored for this test yet ({path}): run "
+            f"`{update_command([nodeid] if nodeid else [])}` to record it, then commit the "
+            "__snapshots__/ folder."
         )
         # Not written: syrupy reports the snapshot as missing.
         return BaselineDecision(replace(base, status="missing"), current)
@@ -188,6 +196,8 @@ def decide_baseline(
         fail_on_improvement=options.fail_on_improvement,
         checks=verdict.checks,
         source=path,
+        max_hits=options.max_hits,
+        nodeid=nodeid,
     )
     comparison.apply(verdict)
     compared = replace(
@@ -197,6 +207,7 @@ def decide_baseline(
         regressed=tuple(comparison.regressed),
         improved=tuple(comparison.improved),
         reasons=comparison.reasons,
+        case_diff=comparison.match.to_dict() if comparison.match is not None else None,
     )
     if update:
         if current.to_json() == stored:

@@ -16,31 +16,40 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.errors import BaselineError
+from pytest_ragcheck.sorting import natural_sorted
 
 if TYPE_CHECKING:
     from pytest_ragcheck.result import Result
 
 __all__ = [
+    "DEFAULT_MAX_HITS",
     "DEFAULT_PRECISION",
     "FORMAT",
+    "MAX_HITS_INI",
     "MAX_PRECISION",
     "PRECISION_INI",
     "SCHEMA_VERSION",
     "BaselineDoc",
     "BaselineOptions",
     "NewerBaselineError",
+    "hits_depth",
     "round_value",
 ]
 
 #: Written into every file so a stray JSON file is not mistaken for a baseline.
 FORMAT = "pytest-ragcheck baseline"
 #: Bumped when the layout changes; a file from a newer version is refused, never guessed at.
-SCHEMA_VERSION = 1
+#: 1: per-case values only (pytest-ragcheck 0.1); 2: per case a content hash, the ranked
+#: retrieved ids and the values.
+SCHEMA_VERSION = 2
 #: ini key for the decimals kept in the file.
 PRECISION_INI = "ragcheck_baseline_precision"
 #: Decimals kept in the file (ini ``ragcheck_baseline_precision``).
 DEFAULT_PRECISION = 4
 MAX_PRECISION = 12
+#: ini key, and default, for how many ranked ids a case stores when a metric has no cutoff.
+MAX_HITS_INI = "ragcheck_baseline_max_hits"
+DEFAULT_MAX_HITS = 100
 
 _KEYS = (
     "aggregates",
@@ -63,6 +72,14 @@ class BaselineOptions:
     precision: int = DEFAULT_PRECISION
     #: Fail when a metric improves beyond tolerance (ini ``ragcheck_fail_on_improvement``).
     fail_on_improvement: bool = False
+    #: Ranked ids stored per case when a metric has no cutoff (``@all``, ``r_precision``).
+    max_hits: int = DEFAULT_MAX_HITS
+
+
+#: One case per line: compact, sorted keys, the same number formatting as the rest of the file.
+_CASE_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, allow_nan=False, sort_keys=True, separators=(", ", ": ")
+)
 
 
 class NewerBaselineError(BaselineError):
@@ -89,11 +106,21 @@ class BaselineDoc:
     cases: Mapping[str, Mapping[str, float]]
     precision: int = DEFAULT_PRECISION
     schema_version: int = SCHEMA_VERSION
+    #: Case id -> content hash (``GoldenCase.content_hash``); empty in a version-1 file.
+    case_hashes: Mapping[str, str] = field(default_factory=dict)
+    #: Case id -> ranked retrieved ids, up to the deepest cutoff; empty in a version-1 file.
+    hits: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: Where the document was read from (for messages); not stored.
     source: str = field(default="", compare=False)
 
     @classmethod
-    def from_result(cls, result: Result, *, precision: int = DEFAULT_PRECISION) -> BaselineDoc:
+    def from_result(
+        cls,
+        result: Result,
+        *,
+        precision: int = DEFAULT_PRECISION,
+        max_hits: int = DEFAULT_MAX_HITS,
+    ) -> BaselineDoc:
         """The document to store for ``result`` (latency metrics are never stored).
 
         Raises :class:`BaselineError` for a value that is not finite: a baseline must never
@@ -101,7 +128,11 @@ class BaselineDoc:
         """
         _check_precision(precision)
         names = tuple(sorted(result.metric_names))
+        depth = hits_depth(result, max_hits=max_hits)
+        known = result.golden.case_hashes if result.golden is not None else {}
         cases: dict[str, dict[str, float]] = {}
+        hashes: dict[str, str] = {}
+        hits: dict[str, tuple[str, ...]] = {}
         for case in result.evaluated:
             values = {
                 name: _finite_for_storage(case.values[name], name, f"case {case.id!r}")
@@ -110,6 +141,8 @@ class BaselineDoc:
             }
             if values:
                 cases[case.id] = {n: round_value(v, precision) for n, v in values.items()}
+                hashes[case.id] = known.get(case.id, "")
+                hits[case.id] = tuple(h.id for h in case.hits[:depth])
         aggregates = {
             name: _finite_for_storage(result.metrics.get(name), name, "the aggregate")
             for name in names
@@ -122,6 +155,8 @@ class BaselineDoc:
             aggregates={n: round_value(v, precision) for n, v in aggregates.items()},
             cases=cases,
             precision=precision,
+            case_hashes=hashes,
+            hits=hits,
         )
 
     def to_json(self) -> str:
@@ -130,8 +165,13 @@ class BaselineDoc:
         def dump(value: Any) -> str:
             return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
-        def flat(mapping: Mapping[str, float]) -> str:
-            return "{" + ", ".join(f"{dump(k)}: {dump(mapping[k])}" for k in sorted(mapping)) + "}"
+        def case_line(case_id: str) -> str:
+            entry = {
+                "hash": self.case_hashes.get(case_id, ""),
+                "hits": list(self.hits.get(case_id, ())),
+                "values": self.cases[case_id],
+            }
+            return f"{dump(case_id)}: {_CASE_ENCODER.encode(entry)}"
 
         def block(entries: list[str]) -> str:
             if not entries:
@@ -142,14 +182,14 @@ class BaselineDoc:
             "aggregates": block(
                 [f"{dump(n)}: {dump(self.aggregates[n])}" for n in sorted(self.aggregates)]
             ),
-            "cases": block([f"{dump(i)}: {flat(self.cases[i])}" for i in sorted(self.cases)]),
+            "cases": block([case_line(i) for i in natural_sorted(list(self.cases))]),
             "format": dump(FORMAT),
             "golden_hash": dump(self.golden_hash),
             "k": dump(self.k),
             "metrics": dump(sorted(self.metrics)),
             "n_cases": dump(self.n_cases),
             "precision": dump(self.precision),
-            "schema_version": dump(self.schema_version),
+            "schema_version": dump(SCHEMA_VERSION),
         }
         body = ",\n".join(f"  {dump(key)}: {fields[key]}" for key in sorted(fields))
         return "{\n" + body + "\n}\n"
@@ -229,10 +269,16 @@ class BaselineDoc:
             raise fail(
                 f"bad cases (expected an object of case id -> values, got {type(raw_cases).__name__})"
             )
-        cases = {
-            case_id: _values(values, metrics, where=f"cases[{case_id!r}]", fail=fail)
-            for case_id, values in raw_cases.items()
-        }
+        cases: dict[str, dict[str, float]] = {}
+        hashes: dict[str, str] = {}
+        hits: dict[str, tuple[str, ...]] = {}
+        for case_id, raw in raw_cases.items():
+            where = f"cases[{case_id!r}]"
+            if version >= 2:
+                case_hash, ranked, raw = _case_entry(raw, where=where, fail=fail)
+                hashes[case_id] = case_hash
+                hits[case_id] = ranked
+            cases[case_id] = _values(raw, metrics, where=where, fail=fail)
         if len(cases) > n_cases:
             raise fail(f"holds values for {len(cases)} cases but n_cases is {n_cases}")
         return cls(
@@ -245,7 +291,34 @@ class BaselineDoc:
             precision=precision,
             schema_version=version,
             source=source,
+            case_hashes=hashes,
+            hits=hits,
         )
+
+
+def _case_entry(raw: object, *, where: str, fail: Any) -> tuple[str, tuple[str, ...], object]:
+    """A version-2 case: ``{"hash": str, "hits": [str, ...], "values": {...}}``."""
+    if not isinstance(raw, dict) or set(raw) != {"hash", "hits", "values"}:
+        shown = sorted(raw) if isinstance(raw, dict) else type(raw).__name__
+        raise fail(f"bad {where} (expected an object with hash, hits and values, got {shown})")
+    case_hash, ranked = raw["hash"], raw["hits"]
+    if not isinstance(case_hash, str):
+        raise fail(f"bad {where}['hash'] {case_hash!r} (expected a string)")
+    if not isinstance(ranked, list) or not all(isinstance(doc, str) for doc in ranked):
+        raise fail(f"bad {where}['hits'] (expected a list of document ids as strings)")
+    return case_hash, tuple(ranked), raw["values"]
+
+
+def hits_depth(result: Result, *, max_hits: int) -> int:
+    """How many ranked ids a case stores: the deepest cutoff of the test's metrics.
+
+    A metric without a cutoff (``@all``, ``r_precision``) reads the whole ranking, which is
+    capped at ``max_hits`` (ini ``ragcheck_baseline_max_hits``) to bound the file's size.
+    """
+    cutoffs = [spec.k for spec in result.specs if spec.kind != "latency"]
+    if not cutoffs or any(k is None for k in cutoffs):
+        return max_hits
+    return min(max(k for k in cutoffs if k is not None), max_hits)
 
 
 def _values(raw: object, metrics: list[str], *, where: str, fail: Any) -> dict[str, float]:

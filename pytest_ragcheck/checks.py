@@ -6,18 +6,44 @@ Pure and shared: the floors (``policy``) create the checks, the baseline compari
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from pytest_ragcheck.display import format_value, signed
 
-__all__ = ["FAILED", "UPDATE_HINT", "WORST_CASES", "CaseChange", "MetricCheck", "Status"]
+__all__ = [
+    "FAILED",
+    "UPDATE_HINT",
+    "WORST_CASES",
+    "CaseChange",
+    "MetricCheck",
+    "Status",
+    "update_command",
+]
 
 Status = Literal["pass", "below_floor", "above_ceiling", "regressed", "improved", "new"]
 FAILED: frozenset[str] = frozenset({"below_floor", "above_ceiling", "regressed"})
 UPDATE_HINT = "run `pytest --snapshot-update` to accept the change as the new baseline"
+_SHELL_SPECIAL = frozenset('"$`\\!')
 #: Cases listed under a floor violation or a regression.
 WORST_CASES = 5
+
+
+def update_command(nodeids: Sequence[str]) -> str:
+    """The command that re-records exactly these tests: ``pytest "t.py::test_x" --snapshot-update``.
+
+    Naming the tests matters: a bare ``pytest --snapshot-update`` re-records every test,
+    regressed ones included, and would accept regressions nobody looked at.
+    """
+    quoted = []
+    for nodeid in nodeids:
+        if _SHELL_SPECIAL.isdisjoint(nodeid):
+            quoted.append(f'"{nodeid}"')
+        else:
+            quoted.append(shlex.quote(nodeid))
+    return " ".join(["pytest", *quoted, "--snapshot-update"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +63,16 @@ class MetricCheck:
     status: Status = "pass"
     #: Human words for a status that needs explaining (e.g. "within noise: p=0.41").
     note: str = ""
+    #: This run's value on the cases shared with the baseline (what ``baseline`` is compared
+    #: with), when the golden set changed since the baseline; else None (= ``value``).
+    compared: float | None = None
+    #: The smallest drop a paired test on the shared cases detects reliably (see ``stats``).
+    detectable: float | None = None
+
+    @property
+    def current(self) -> float:
+        """The value compared with the baseline."""
+        return self.value if self.compared is None else self.compared
 
     @property
     def failed(self) -> bool:
@@ -48,7 +84,7 @@ class MetricCheck:
         return f"{self.name}: {format_value(self.value)} {op} {format_value(self.bound)} ({kind})"
 
     def regression_line(self) -> str:
-        delta = self.delta if self.delta is not None else self.value - (self.baseline or 0.0)
+        delta = self.delta if self.delta is not None else self.current - (self.baseline or 0.0)
         parts = [f"Δ {signed(delta)}"]
         if self.allowed is not None:
             parts.append(f"allowed {self.allowed:.3f}")
@@ -58,7 +94,7 @@ class MetricCheck:
             low, high = (signed(v) for v in self.ci)
             parts.append(f"95% CI [{low}, {high}]")
         return (
-            f"{self.name}: {format_value(self.baseline)} → {format_value(self.value)} "
+            f"{self.name}: {format_value(self.baseline)} → {format_value(self.current)} "
             f"({', '.join(parts)})"
         )
 
@@ -76,6 +112,8 @@ class MetricCheck:
             "ci": list(self.ci) if self.ci is not None else None,
             "status": self.status,
             "note": self.note,
+            "compared": self.compared,
+            "detectable": self.detectable,
         }
 
 
@@ -88,3 +126,7 @@ class CaseChange:
     metric: str
     before: float
     after: float
+    #: How the ranking changed (``d12 rank 1 → 14``), from the stored ranked ids.
+    explain: tuple[str, ...] = ()
+    #: The baseline's ranked ids for this case (empty for a 0.1-format baseline).
+    baseline_hits: tuple[str, ...] = ()

@@ -1,8 +1,11 @@
-"""Comparing a result with its stored baseline: tolerance, direction, significance.
+"""Comparing a result with its stored baseline, on the cases both share.
 
-The comparison is one-sided: a metric that got worse by more than its tolerance regresses
-(unless ``significance`` is set and the paired test says the drop may be noise); a metric that
-got better by more than its tolerance passes and is pointed out. Pure: no pytest, no syrupy.
+The comparison is one-sided: a metric that got worse by more than its tolerance regresses,
+unless the paired test on the shared cases says the drop may be noise (``significance``,
+0.05 by default). When so few cases changed that the test cannot reach the level at all, the
+tolerance alone decides, and the message says so. A metric that got better beyond its
+tolerance passes and is pointed out. Added, removed and edited cases never fail a test; they
+are reported (see ``case_match``). Pure: no pytest, no syrupy.
 """
 
 from __future__ import annotations
@@ -11,16 +14,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from pytest_ragcheck.baseline_doc import BaselineDoc, round_value
-from pytest_ragcheck.checks import UPDATE_HINT, WORST_CASES, CaseChange, MetricCheck
+from pytest_ragcheck.baseline_doc import DEFAULT_MAX_HITS, BaselineDoc
+from pytest_ragcheck.case_match import CaseMatch, match_cases
+from pytest_ragcheck.checks import CaseChange, MetricCheck, update_command
 from pytest_ragcheck.display import format_value
+from pytest_ragcheck.sides import Sides, judge_change
+from pytest_ragcheck.worst import case_changes
 
 if TYPE_CHECKING:
     from pytest_ragcheck.config import Settings
-    from pytest_ragcheck.names import MetricSpec
     from pytest_ragcheck.policy import Verdict
     from pytest_ragcheck.result import Result
-    from pytest_ragcheck.stats import Alternative, PairedTest
 
 __all__ = [
     "BaselineComparison",
@@ -34,15 +38,17 @@ __all__ = [
 class BaselineComparison:
     """The outcome of comparing a result with a stored baseline (see ``compare_with_baseline``)."""
 
-    #: False when the golden set, k or the metric list changed: the numbers mean other things.
+    #: False when no case or no metric is shared: the numbers answer other questions.
     comparable: bool
-    #: What changed, when not comparable ("k changed (10 → 5)").
+    #: Why not comparable ("no case is shared with the baseline (…)").
     reasons: tuple[str, ...] = ()
-    #: Every metric's check with the baseline fields filled in.
+    #: Every metric's check with the baseline fields filled in (per-tag checks included).
     checks: dict[str, MetricCheck] = field(default_factory=dict)
     case_changes: list[CaseChange] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    #: Shared, added, removed and edited cases.
+    match: CaseMatch | None = None
 
     @property
     def regressed(self) -> list[str]:
@@ -69,37 +75,24 @@ def not_comparable_message(reasons: Sequence[str], source: str = "") -> str:
     )
 
 
-def baseline_differences(stored: BaselineDoc, current: BaselineDoc) -> list[str]:
-    """What makes ``current`` not comparable with ``stored`` (empty when comparable)."""
-    reasons: list[str] = []
-    if stored.golden_hash != current.golden_hash or stored.n_cases != current.n_cases:
-        detail = [f"content hash {stored.golden_hash[:12]} → {current.golden_hash[:12]}"]
-        if stored.n_cases != current.n_cases:
-            detail.append(f"{stored.n_cases} → {current.n_cases} cases")
-        reasons.append(f"the golden set changed ({', '.join(detail)})")
-    if stored.k != current.k:
-        reasons.append(f"k changed ({_k_text(stored.k)} → {_k_text(current.k)})")
-    if set(stored.metrics) != set(current.metrics):
-        added = sorted(set(current.metrics) - set(stored.metrics))
-        removed = sorted(set(stored.metrics) - set(current.metrics))
-        parts = []
-        if added:
-            parts.append("added " + ", ".join(added))
-        if removed:
-            parts.append("removed " + ", ".join(removed))
-        reasons.append(f"the metric list changed ({'; '.join(parts)})")
-    if not reasons and set(stored.cases) != set(current.cases):
-        only_stored = len(set(stored.cases) - set(current.cases))
-        only_current = len(set(current.cases) - set(stored.cases))
+def baseline_differences(
+    stored: BaselineDoc, current: BaselineDoc, match: CaseMatch | None = None
+) -> list[str]:
+    """What makes ``current`` not comparable with ``stored`` (empty when comparable).
+
+    Only a baseline that shares no case or no metric with the run is not comparable; added,
+    removed and edited cases and new metrics are reported by the comparison instead.
+    """
+    match = match or match_cases(stored, current)
+    reasons = [match.reason] if match.reason else []
+    if not match.reason and not match.shared:
+        reasons.append(f"no case is shared with the baseline ({match.summary()})")
+    if not set(stored.metrics) & set(current.metrics):
         reasons.append(
-            f"the scored cases differ ({only_stored} only in the baseline, "
-            f"{only_current} only in this run)"
+            f"no metric is shared with the baseline (baseline: {', '.join(stored.metrics)}; "
+            f"this run: {', '.join(current.metrics)})"
         )
     return reasons
-
-
-def _k_text(k: int | None) -> str:
-    return "all" if k is None else str(k)
 
 
 def compare_with_baseline(
@@ -112,189 +105,131 @@ def compare_with_baseline(
     precision: int | None = None,
     checks: Mapping[str, MetricCheck] | None = None,
     source: str = "",
+    max_hits: int = DEFAULT_MAX_HITS,
+    nodeid: str = "",
 ) -> BaselineComparison:
-    """Compare ``result`` with the ``stored`` baseline.
+    """Compare ``result`` with the ``stored`` baseline on the cases both share.
 
     Values are compared as they would be stored (rounded to ``precision``, default the stored
     one), so an unchanged rerun has a delta of exactly 0. ``checks`` are the floor checks to
     extend (``check_floors``); a floor violation keeps its status and notes the regression.
     With ``update=True`` (``--snapshot-update``) nothing regresses: the values are re-recorded,
-    and the notes say what moved. Pure: no pytest, no syrupy.
+    and the notes say what moved.
     """
     current = BaselineDoc.from_result(
-        result, precision=stored.precision if precision is None else precision
+        result, precision=stored.precision if precision is None else precision, max_hits=max_hits
     )
-    base_checks = dict(checks) if checks is not None else {}
-    reasons = baseline_differences(stored, current)
+    golden = result.golden
+    match = match_cases(stored, current, subset_hash=golden.subset_hash if golden else None)
+    reasons = baseline_differences(stored, current, match)
     if reasons:
         return BaselineComparison(
             comparable=False,
             reasons=tuple(reasons),
             notes=[f"baseline re-recorded ({'; '.join(reasons)})"] if update else [],
             problems=[] if update else [not_comparable_message(reasons, source)],
+            match=match,
         )
 
+    sides = Sides(stored, current, match)
+    names = [n for n in current.metrics if n in stored.metrics]
+    base_checks = dict(checks) if checks is not None else {}
     specs = {s.name: s for s in result.specs}
-    names = list(current.metrics)
-    case_ids = sorted(current.cases)
-    tests = _paired(stored, current, names, case_ids, specs)
+    ids = match.shared
+    tests = sides.paired(names, ids)
+    level = settings.significance
 
     out_checks: dict[str, MetricCheck] = {}
-    notes: list[str] = []
-    problems: list[str] = []
+    notes = _change_notes(stored, current, match)
     improved_lines: list[str] = []
     moved: list[str] = []
     worst: tuple[float, str] | None = None
     for name in names:
-        higher = _higher_is_better(name, base_checks, specs)
-        before = stored.aggregates[name]
-        after = current.aggregates[name]
-        delta = round_value(after - before, current.precision + 2)
-        worse_by = -delta if higher else delta
-        allowed = settings.allowed_drop(name)
-        test = tests[name]
+        before, after = sides.means(name, ids)
         check = base_checks.get(name) or MetricCheck(
-            name=name, value=result.metrics.get(name, after), higher_is_better=higher
+            name=name,
+            value=result.metrics.get(name, after),
+            higher_is_better=specs[name].higher_is_better if name in specs else True,
         )
         check = replace(
             check,
-            baseline=before,
-            delta=delta,
-            allowed=allowed,
-            p_value=test.p_value,
-            ci=test.ci,
+            compared=None if match.whole else after,
+            detectable=sides.detectable(name, ids, level),
         )
-        beyond = abs(delta) > allowed + _EPS
-        significant = settings.significance is None or test.p_value <= settings.significance
-        if update:
-            if delta != 0.0:
-                moved.append(f"{name} {format_value(before)} → {format_value(after)}")
-        elif beyond and worse_by > 0:
-            if not significant:
-                note = _noise_note(test, settings.significance, drop=True)
-                check = replace(check, note=note)
-                notes.append(f"{check.regression_line()}: dropped beyond tolerance but {note}")
-            elif check.failed:
-                check = replace(
-                    check, note=f"also regressed against the baseline: {check.regression_line()}"
-                )
-            else:
-                check = replace(check, status="regressed")
-            if significant and (worst is None or worse_by > worst[0]):
-                worst = (worse_by, name)
-        elif beyond and worse_by < 0:
-            if not significant:
-                note = _noise_note(test, settings.significance, drop=False)
-                check = replace(check, note=note)
-            else:
-                if not check.failed:
-                    check = replace(check, status="improved", note="improved beyond tolerance")
-                improved_lines.append(check.regression_line())
-        out_checks[name] = check
+        judged = judge_change(
+            check,
+            before=before,
+            after=after,
+            precision=current.precision,
+            allowed=settings.allowed_drop(name),
+            test=tests[name],
+            level=level,
+            update=update,
+        )
+        if judged.note and judged.check.status != "regressed":
+            notes.append(judged.note)
+        if update and judged.check.delta:
+            moved.append(f"{name} {format_value(before)} → {format_value(after)}")
+        if judged.improved:
+            improved_lines.append(judged.check.regression_line())
+        if judged.regressed and (worst is None or judged.worse_by > worst[0]):
+            worst = (judged.worse_by, name)
+        out_checks[name] = judged.check
+
+    if settings.per_tag:
+        from pytest_ragcheck.tag_gate import compare_tags
+
+        tag_checks, tag_notes, tag_worst = compare_tags(
+            result, sides, names, base_checks, settings, update=update
+        )
+        out_checks.update(tag_checks)
+        notes.extend(tag_notes)
+        if worst is None and tag_worst is not None:
+            worst = tag_worst
 
     if update and moved:
         notes.append("baseline re-recorded: " + ", ".join(moved))
+    problems: list[str] = []
     if improved_lines:
-        listing = "; ".join(improved_lines)
+        command = update_command([nodeid] if nodeid else [])
         if fail_on_improvement:
             problems.append(
                 "Improved beyond tolerance (ragcheck_fail_on_improvement is set, so the "
                 "baseline must be refreshed):\n"
                 + "\n".join(f"  {line}" for line in improved_lines)
-                + f"\n\n{UPDATE_HINT[0].upper()}{UPDATE_HINT[1:]}."
+                + f"\n\nRecord the improvement: `{command}`."
             )
         else:
-            notes.append(f"improved beyond tolerance: {listing}; {UPDATE_HINT}")
+            notes.append(
+                f"improved beyond tolerance: {'; '.join(improved_lines)}; to record it: `{command}`"
+            )
 
-    case_changes: list[CaseChange] = []
+    worst_cases: list[CaseChange] = []
     if worst is not None:
-        case_changes = _case_changes(result, stored, current, worst[1], base_checks, specs)
+        metric = worst[1].split(" [tag ", 1)[0]
+        worst_cases = case_changes(result, sides, metric, out_checks[metric], specs.get(metric))
     return BaselineComparison(
         comparable=True,
         checks=out_checks,
-        case_changes=case_changes,
+        case_changes=worst_cases,
         notes=notes,
         problems=problems,
+        match=match,
     )
 
 
-#: Deltas are differences of rounded values; this absorbs float noise at the tolerance edge.
-_EPS = 1e-9
-
-
-def _noise_note(test: PairedTest, level: float | None, *, drop: bool) -> str:
-    what = "not significant" if drop else "improvement not significant"
-    text = f"{what}: p={test.p_value:.3g} > significance {level:g}"
-    if test.min_p_value > (level or 0.0):
-        text += (
-            f" (with {test.n_changed} changed case(s) no change can reach p ≤ {level:g}; "
-            "a larger golden set gives the test power)"
+def _change_notes(stored: BaselineDoc, current: BaselineDoc, match: CaseMatch) -> list[str]:
+    """What changed since the baseline that does not fail the test: cases and metrics."""
+    notes: list[str] = []
+    if not match.whole:
+        notes.append(
+            f"golden set changed since the baseline: {match.summary()}; compared on the "
+            f"{len(match.shared)} shared case(s)"
         )
-    return text
-
-
-def _paired(
-    stored: BaselineDoc,
-    current: BaselineDoc,
-    names: Sequence[str],
-    case_ids: Sequence[str],
-    specs: Mapping[str, MetricSpec],
-) -> dict[str, PairedTest]:
-    """One paired test per metric, in the direction of the observed change."""
-    import numpy as np
-
-    from pytest_ragcheck.stats import paired_tests
-
-    before = [[stored.cases[i][n] for n in names] for i in case_ids]
-    after = [[current.cases[i][n] for n in names] for i in case_ids]
-    alternatives: list[Alternative] = []
-    for name in names:
-        delta = current.aggregates[name] - stored.aggregates[name]
-        alternatives.append("less" if delta < 0 else "greater" if delta > 0 else "two-sided")
-    tests = paired_tests(
-        np.asarray(before, dtype=np.float64).reshape(len(case_ids), len(names)),
-        np.asarray(after, dtype=np.float64).reshape(len(case_ids), len(names)),
-        alternatives=alternatives,
-    )
-    return dict(zip(names, tests, strict=True))
-
-
-def _higher_is_better(
-    name: str, checks: Mapping[str, MetricCheck], specs: Mapping[str, MetricSpec]
-) -> bool:
-    """The direction of ``name``: from its floor check, else from its spec (latency is lower)."""
-    if name in checks:
-        return checks[name].higher_is_better
-    return specs[name].higher_is_better if name in specs else True
-
-
-def _case_changes(
-    result: Result,
-    stored: BaselineDoc,
-    current: BaselineDoc,
-    name: str,
-    checks: Mapping[str, MetricCheck],
-    specs: Mapping[str, MetricSpec],
-) -> list[CaseChange]:
-    """The cases that got worse most on ``name`` (largest drop first, ties by id)."""
-    higher = _higher_is_better(name, checks, specs)
-    queries = {c.id: c.query for c in result.cases}
-    changes: list[tuple[float, str]] = []
-    for case_id, values in current.cases.items():
-        old = stored.cases.get(case_id, {}).get(name)
-        if old is None:
-            continue
-        worse_by = old - values[name] if higher else values[name] - old
-        if worse_by > _EPS:
-            changes.append((-worse_by, case_id))
-    changes.sort()
-    return [
-        CaseChange(
-            id=case_id,
-            query=queries.get(case_id, ""),
-            metric=name,
-            before=stored.cases[case_id][name],
-            after=current.cases[case_id][name],
-        )
-        for _, case_id in changes[:WORST_CASES]
-    ]
+    new = [n for n in current.metrics if n not in stored.metrics]
+    if new:
+        notes.append("not in the baseline: " + ", ".join(new) + " (re-record to start tracking it)")
+    gone = [n for n in stored.metrics if n not in current.metrics]
+    if gone:
+        notes.append("in the baseline but no longer computed: " + ", ".join(gone))
+    return notes

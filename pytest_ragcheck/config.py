@@ -31,6 +31,11 @@ __all__ = [
 
 DEFAULT_K = 10
 DEFAULT_TOLERANCE = 0.02
+#: Level of the paired test a drop beyond tolerance must pass to fail (``significance=None``:
+#: tolerance alone).
+DEFAULT_SIGNIFICANCE = 0.05
+#: ``per_tag=True`` gates tags with at least this many cases.
+DEFAULT_MIN_TAG_CASES = 10
 #: Threads (or concurrent coroutines) used to call the retriever; suits I/O-bound retrievers.
 #: Use ``concurrency=1`` for a CPU-bound local model.
 DEFAULT_CONCURRENCY = 16
@@ -51,6 +56,8 @@ MARKER_KEYWORDS: tuple[str, ...] = (
     "tolerance",
     "tolerances",
     "significance",
+    "per_tag",
+    "min_tag_cases",
     "baseline",
     "tags",
     "split",
@@ -103,6 +110,7 @@ class Defaults:
 
     tolerance: float = DEFAULT_TOLERANCE
     concurrency: int = DEFAULT_CONCURRENCY
+    significance: float | None = DEFAULT_SIGNIFICANCE
     judge: JudgeSettings = field(default_factory=JudgeSettings)
 
 
@@ -117,7 +125,10 @@ class Settings:
     thresholds: tuple[Threshold, ...] = ()
     tolerance: float = DEFAULT_TOLERANCE
     tolerances: Mapping[str, float] = field(default_factory=dict)
-    significance: float | None = None
+    significance: float | None = DEFAULT_SIGNIFICANCE
+    #: Gate each tag with at least ``min_tag_cases`` cases on its own (Holm-corrected).
+    per_tag: bool = False
+    min_tag_cases: int = DEFAULT_MIN_TAG_CASES
     baseline: bool = True
     tags: tuple[str, ...] | None = None
     split: str | None = None
@@ -285,12 +296,16 @@ def build_settings(
         parse_metric(n, k).name: _number(f"tolerances[{n!r}]", v, lo=0.0)
         for n, v in tolerances_raw.items()
     }
-    significance_raw = kw.get("significance")
+    significance_raw = kw.get("significance", defaults.significance)
     significance = (
         None
         if significance_raw is None
         else _number("significance", significance_raw, lo=0.0, hi=1.0)
     )
+    per_tag = kw.get("per_tag", False)
+    if not isinstance(per_tag, bool):
+        raise ConfigError(f"per_tag must be True or False, got {per_tag!r}")
+    min_tag_cases = _int("min_tag_cases", kw.get("min_tag_cases", DEFAULT_MIN_TAG_CASES), lo=1)
     if significance is not None and not 0.0 < significance < 1.0:
         raise ConfigError(
             f"significance must be between 0 and 1 (e.g. 0.05), got {significance_raw!r}"
@@ -324,6 +339,8 @@ def build_settings(
         tolerance=tolerance,
         tolerances=tolerances,
         significance=significance,
+        per_tag=per_tag,
+        min_tag_cases=min_tag_cases,
         baseline=baseline,
         tags=tags,
         split=split,

@@ -140,6 +140,7 @@ def evaluate_golden(
         golden_hash=golden.content_hash,
         golden_source=golden.source,
         info=info,
+        golden=golden,
     )
 
 

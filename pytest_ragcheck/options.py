@@ -16,7 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pytest_ragcheck.baseline_doc import DEFAULT_PRECISION, MAX_PRECISION, BaselineOptions
+from pytest_ragcheck.baseline_doc import (
+    DEFAULT_MAX_HITS,
+    DEFAULT_PRECISION,
+    MAX_PRECISION,
+    BaselineOptions,
+)
 from pytest_ragcheck.config import Defaults, JudgeSettings
 from pytest_ragcheck.errors import ConfigError
 
@@ -67,6 +72,11 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec("tolerance", "absolute drop allowed against the baseline (default 0.02)"),
     OptionSpec(
+        "significance",
+        "level of the paired test a drop beyond tolerance must pass to fail "
+        "(default 0.05; 'off' judges by tolerance alone)",
+    ),
+    OptionSpec(
         "concurrency", "parallel retriever calls per test (default 16; 1 for CPU-bound models)"
     ),
     OptionSpec("judge_model", "LLM judge model (any litellm model name)"),
@@ -96,6 +106,12 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "baseline_precision",
         "decimals kept in baseline snapshot files (default 4)",
+        flag=False,
+    ),
+    OptionSpec(
+        "baseline_max_hits",
+        f"ranked ids a baseline stores per case for metrics without a cutoff "
+        f"(default {DEFAULT_MAX_HITS})",
         flag=False,
     ),
 )
@@ -170,17 +186,20 @@ def parse_options(
     fallback = Defaults()
     tolerance = raw.number("tolerance", integer=False, lo=0)
     concurrency = raw.number("concurrency", integer=True, lo=1)
+    max_hits = raw.number("baseline_max_hits", integer=True, lo=1)
     return RagcheckOptions(
         report_paths=tuple(parse_report_paths(str(report), base=report_base) if report else ()),
         no_summary=raw.flag("no_summary"),
         defaults=Defaults(
             tolerance=fallback.tolerance if tolerance is None else float(tolerance),
             concurrency=fallback.concurrency if concurrency is None else int(concurrency),
+            significance=_significance(raw, fallback.significance),
             judge=judge,
         ),
         baseline=BaselineOptions(
             precision=_precision(raw.value("baseline_precision")),
             fail_on_improvement=raw.flag("fail_on_improvement"),
+            max_hits=DEFAULT_MAX_HITS if max_hits is None else int(max_hits),
         ),
     )
 
@@ -232,6 +251,22 @@ def _cache_dir(raw: _Raw, *, invocation_dir: Path, rootdir: Path) -> Path | None
         return None
     anchor = invocation_dir if raw.from_cli("judge_cache") else rootdir
     return (anchor / os.path.expanduser(value)).resolve()
+
+
+def _significance(raw: _Raw, default: float | None) -> float | None:
+    """``--ragcheck-significance``: a level strictly between 0 and 1, or ``off``/``none``."""
+    text = raw.text("significance")
+    if text is None:
+        return default
+    if text.lower() in ("off", "none"):
+        return None
+    value = raw.number("significance", integer=False, lo=0)
+    if value is None or not 0.0 < value < 1.0:
+        raise ConfigError(
+            f"{_SPECS['significance'].label} must be a level between 0 and 1 (e.g. 0.05) or "
+            f"'off', got {raw.value('significance')!r}"
+        )
+    return value
 
 
 def _precision(raw: object) -> int:

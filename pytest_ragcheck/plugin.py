@@ -62,6 +62,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[OPTIONS] = _read_options(config)
     config.stash[SESSION_RECORDS] = []
     config.pluginmanager.register(_Collector(config), "ragcheck-collector")
+    if not is_worker(config):
+        from pytest_ragcheck.guard import BaselineGuard
+
+        guard = BaselineGuard(config, finish=pytest_sessionfinish)
+        config.pluginmanager.register(guard, "ragcheck-baseline-guard")
 
 
 def ragcheck_options(config: pytest.Config) -> RagcheckOptions:
@@ -198,7 +203,7 @@ class RagcheckFixture:
         progress = make_progress(request.config, item.nodeid)
         result = evaluate_golden(retriever, golden, settings, progress=progress)
         header = f"{golden.source} ({len(result.cases)} cases, k={settings.k})"
-        verdict = check_floors(result, settings, header=header)
+        verdict = check_floors(result, settings, header=header, nodeid=item.nodeid)
         baseline_info: dict[str, Any] | None = None
         if settings.baseline:
             from pytest_ragcheck.baseline import check_baseline

@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pytest_ragcheck.checks import UPDATE_HINT, WORST_CASES, CaseChange, MetricCheck, Status
+from pytest_ragcheck.checks import WORST_CASES, CaseChange, MetricCheck, Status, update_command
 from pytest_ragcheck.compare import (
     BaselineComparison,
     baseline_differences,
     compare_with_baseline,
     not_comparable_message,
 )
-from pytest_ragcheck.display import format_value, shorten
+from pytest_ragcheck.display import format_value, shorten, signed
 
 if TYPE_CHECKING:
     from pytest_ragcheck.config import Settings
@@ -51,6 +51,8 @@ class Verdict:
     notes: list[str] = field(default_factory=list)
     #: Where the comparison came from ("golden/faq.jsonl (50 cases, k=10)").
     header: str = ""
+    #: The test's node id, for the exact re-record command.
+    nodeid: str = ""
 
     @property
     def failed(self) -> bool:
@@ -61,12 +63,15 @@ class Verdict:
         return [c for c in self.checks.values() if c.status == "improved"]
 
     def message(self, result: Result) -> str:
-        """The one failure message: floors, regressions, worst cases, problems, the fix."""
-        lines: list[str] = [
-            f"ragcheck failed for {self.header}" if self.header else "ragcheck failed"
-        ]
+        """The one failure message: the worst finding first, then every detail and the fix.
+
+        The first line is what pytest's short summary shows (``FAILED t.py::test - …``), so
+        it states the worst finding: a regression, else a violated bound, else a problem.
+        """
         floors = [c for c in self.checks.values() if c.status in ("below_floor", "above_ceiling")]
         regressed = [c for c in self.checks.values() if c.status == "regressed"]
+        where = f"ragcheck failed for {self.header}" if self.header else "ragcheck failed"
+        lines: list[str] = [f"{self._headline(floors, regressed)} ({where})"]
         if floors:
             lines.append("")
             lines.append("Thresholds violated:")
@@ -74,27 +79,56 @@ class Verdict:
                 lines.append(f"  {check.floor_line()}")
                 if check.note:
                     lines.append(f"    {check.note}")
-                if check.bound_kind == "min":
+                if check.bound_kind == "min" and check.name in result.metrics:
                     lines.extend(_worst_lines(result, check.name, below=check.bound))
         if regressed:
             lines.append("")
             lines.append("Regressed against the baseline:")
-            lines.extend(f"  {check.regression_line()}" for check in regressed)
-            if self.case_changes:
-                metric = self.case_changes[0].metric
-                lines.append(f"  cases that got worse most ({metric}, before → after):")
-                for change in self.case_changes:
-                    lines.append(
-                        f"    {change.id}  {shorten(change.query)!r}  "
-                        f"{format_value(change.before)} → {format_value(change.after)}"
-                    )
+            for check in regressed:
+                lines.append(f"  {check.regression_line()}")
+                if check.note:
+                    lines.append(f"    {check.note}")
+            lines.extend(_case_change_lines(self.case_changes))
         for problem in self.problems:
             lines.append("")
             lines.append(problem)
         if regressed:
             lines.append("")
-            lines.append(f"If this change is intended, {UPDATE_HINT}.")
+            lines.append(
+                "If this change is intended, re-record this test's baseline: "
+                f"`{update_command([self.nodeid] if self.nodeid else [])}` "
+                "(and review the diff of __snapshots__/)."
+            )
         return "\n".join(lines)
+
+    def _headline(self, floors: list[MetricCheck], regressed: list[MetricCheck]) -> str:
+        if regressed:
+            worst = max(regressed, key=lambda c: abs(c.delta or 0.0))
+            more = f" (+{len(regressed) - 1} more)" if len(regressed) > 1 else ""
+            return (
+                f"{worst.name} regressed {format_value(worst.baseline)} → "
+                f"{format_value(worst.current)} (Δ {signed(worst.delta)}){more}"
+            )
+        if floors:
+            more = f" (+{len(floors) - 1} more)" if len(floors) > 1 else ""
+            return floors[0].floor_line() + more
+        if self.problems:
+            return shorten(self.problems[0].splitlines()[0], 120)
+        return "ragcheck failed"
+
+
+def _case_change_lines(changes: list[CaseChange]) -> list[str]:
+    """The worst cases against the baseline, each with how its ranking changed."""
+    if not changes:
+        return []
+    lines = [f"  cases that got worse most ({changes[0].metric}, before → after):"]
+    for change in changes:
+        lines.append(
+            f"    {change.id}  {shorten(change.query)!r}  "
+            f"{format_value(change.before)} → {format_value(change.after)}"
+        )
+        lines.extend(f"      {line}" for line in change.explain)
+    return lines
 
 
 def _worst_lines(result: Result, name: str, *, below: float | None) -> list[str]:
@@ -123,9 +157,11 @@ def _worst_lines(result: Result, name: str, *, below: float | None) -> list[str]
     return lines
 
 
-def check_floors(result: Result, settings: Settings, *, header: str = "") -> Verdict:
-    """Absolute thresholds, retriever errors and judge errors."""
-    verdict = Verdict(header=header)
+def check_floors(
+    result: Result, settings: Settings, *, header: str = "", nodeid: str = ""
+) -> Verdict:
+    """Absolute thresholds, retriever errors and judge errors (and per-tag values)."""
+    verdict = Verdict(header=header, nodeid=nodeid)
     bounds = {t.name: t for t in settings.thresholds}
     for name, value in result.metrics.items():
         spec = next((s for s in settings.metrics if s.name == name), None)
@@ -145,6 +181,12 @@ def check_floors(result: Result, settings: Settings, *, header: str = "") -> Ver
             bound_kind=threshold.kind if threshold else None,
             status=status,
         )
+    if settings.per_tag:
+        from pytest_ragcheck.tag_gate import tag_checks
+
+        checks, notes = tag_checks(result, settings)
+        verdict.checks.update(checks)
+        verdict.notes.extend(notes)
 
     errors = result.errors
     if errors and settings.on_error == "fail":

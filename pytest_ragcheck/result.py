@@ -9,10 +9,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_ragcheck.errors import ConfigError, did_you_mean
 from pytest_ragcheck.names import MetricSpec, parse_metric
+
+if TYPE_CHECKING:
+    from pytest_ragcheck.golden import GoldenSet
 
 __all__ = ["CaseResult", "HitRecord", "Result"]
 
@@ -102,6 +105,8 @@ class Result:
     golden_source: str = ""
     #: Extra facts for reports (judge call counts, notes...).
     info: dict[str, Any] = field(default_factory=dict)
+    #: The golden cases evaluated (after ``tags=``): per-case hashes for the baseline.
+    golden: GoldenSet | None = field(default=None, repr=False, compare=False)
 
     def __getitem__(self, name: str) -> float:
         try:

@@ -35,6 +35,8 @@ __all__ = [
     "EXACT_MAX_CASES",
     "Alternative",
     "PairedTest",
+    "detectable_drop",
+    "holm",
     "paired_test",
     "paired_tests",
 ]
@@ -262,3 +264,42 @@ def _clean(value: float) -> float:
     """Drop float noise (1e-17) so that reports show 0.0 for no change."""
     cleaned = round(value, 12)
     return 0.0 if cleaned == 0.0 else cleaned
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm-adjusted p-values, in input order: compare each with the level as it is.
+
+    The smallest p-value is multiplied by ``m``, the next by ``m - 1``..., each kept at least
+    as large as the one before (step-down), so the chance of any false alarm over the ``m``
+    tests stays at most the level.
+    """
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: (p_values[i], i))
+    adjusted = [1.0] * m
+    running = 0.0
+    for step, i in enumerate(order):
+        running = max(running, min(1.0, (m - step) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+#: Power assumed by :func:`detectable_drop`.
+DETECTION_POWER = 0.8
+
+
+def detectable_drop(values: Sequence[float], *, level: float) -> float | None:
+    """The smallest drop of the mean a paired test on these cases detects reliably.
+
+    A power analysis from the baseline's per-case values: with ``n`` cases whose values have
+    standard deviation ``s``, a one-sided test at ``level`` detects a drop of
+    ``(z[1 - level] + z[power]) * s / sqrt(n)`` with 80 % power, taking ``s`` as the size of
+    the per-case differences a real change brings (cases move about as much as they vary
+    across the set). ``None`` when fewer than ``ceil(log2(1 / level))`` cases exist: the
+    sign-flip test then cannot reach ``level`` at all.
+    """
+    n = len(values)
+    if n == 0 or 2.0**-n > level:
+        return None
+    spread = float(np.std(np.asarray(values, dtype=np.float64), ddof=1)) if n > 1 else 0.0
+    z = NormalDist().inv_cdf
+    return (z(1.0 - level) + z(DETECTION_POWER)) * spread / float(np.sqrt(n))

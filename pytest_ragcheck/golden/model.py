@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -127,6 +127,18 @@ class GoldenCase(BaseModel):
         return self.relevant_count > 0
 
     @property
+    def content_hash(self) -> str:
+        """What can change this case's scores, hashed: query, relevance, spans, reference answer.
+
+        16 hex digits of SHA-256 over a canonical JSON; not ``id`` (the key it is stored under),
+        ``tags`` or ``metadata``. A baseline compares a case only when this is unchanged.
+        """
+        blob = json.dumps(
+            _scored_content(self), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+    @property
     def relevant_count(self) -> int:
         """R: relevant ids (grade >= 1) in id mode, the number of spans in text mode."""
         if self.mode == "ids":
@@ -151,6 +163,20 @@ class GoldenSet:
     def content_hash(self) -> str:
         """Computed on first use (the baseline needs it; plain runs of big sets do not)."""
         return _content_hash(self.cases)
+
+    @functools.cached_property
+    def case_hashes(self) -> dict[str, str]:
+        """Case id -> :attr:`GoldenCase.content_hash` (what per-case baselines compare)."""
+        return {case.id: case.content_hash for case in self.cases}
+
+    def subset_hash(self, ids: Collection[str]) -> str:
+        """``content_hash`` of the cases whose id is in ``ids``, in this set's order.
+
+        Tells whether the cases a 0.1-format baseline (which has no per-case hashes) was
+        recorded on are still the same: equal when cases were only added.
+        """
+        wanted = set(ids)
+        return _content_hash([case for case in self.cases if case.id in wanted])
 
     def __len__(self) -> int:
         return len(self.cases)
@@ -185,19 +211,19 @@ class GoldenSet:
         return GoldenSet(chosen, self.source, self.notes)
 
 
+def _scored_content(case: GoldenCase) -> dict[str, Any]:
+    return {
+        "query": case.query,
+        "relevance": case.relevance_map(),
+        "expected_texts": case.expected_texts,
+        "reference_answer": case.reference_answer,
+    }
+
+
 def _content_hash(cases: Sequence[GoldenCase]) -> str:
     payload = {
         "version": _HASH_VERSION,
-        "cases": [
-            {
-                "id": case.id,
-                "query": case.query,
-                "relevance": case.relevance_map(),
-                "expected_texts": case.expected_texts,
-                "reference_answer": case.reference_answer,
-            }
-            for case in cases
-        ],
+        "cases": [{"id": case.id, **_scored_content(case)} for case in cases],
     }
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()

@@ -79,7 +79,18 @@ def test_unchanged_rerun_keeps_the_file_byte_for_byte() -> None:
     assert isinstance(decision.to_assert, StoredText)
     assert decision.to_assert == stored
     out = decision.outcome.to_dict()
-    assert list(out) == ["status", "path", "values", "precision", "cases", "regressed", "improved"]
+    assert list(out) == [
+        "status",
+        "path",
+        "values",
+        "precision",
+        "cases",
+        "regressed",
+        "improved",
+        "case_diff",
+    ]
+    assert out["case_diff"]["shared"] == 8
+    assert out["case_diff"]["added"] == out["case_diff"]["edited"] == 0
     assert out["status"] == "compared"
     assert out["regressed"] == out["improved"] == []
     assert out["cases"]["q01"] == {"mrr@10": 1.0}
@@ -102,17 +113,19 @@ def test_update_with_changed_values_records_previous() -> None:
     assert out["status"] == "updated"
     assert out["previous"] == {"mrr@10": 1.0}
     assert out["values"] == {"mrr@10": 0.7812}
-    assert list(out)[-1] == "previous"
+    assert list(out)[-2:] == ["previous", "case_diff"]
 
 
 def test_not_comparable_lists_its_reasons() -> None:
-    other = make_result(per_case("mrr@10", [1.0] * 8), k=5)
+    other = make_result(per_case("mrr@5", [1.0] * 8), k=5)
     decision, verdict = decide(other, text_of(BEFORE))
     out = decision.outcome.to_dict()
     assert out["status"] == "not_comparable"
     assert "cases" not in out
-    assert out["reasons"] == ["k changed (10 → 5)"]
-    assert verdict.problems[0].startswith("baseline not comparable: k changed")
+    assert out["reasons"] == [
+        "no metric is shared with the baseline (baseline: mrr@10; this run: mrr@5)"
+    ]
+    assert verdict.problems[0].startswith("baseline not comparable: no metric is shared")
 
 
 def test_unreadable_file_is_corrupt_or_replaced_under_update() -> None:

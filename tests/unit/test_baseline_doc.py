@@ -45,7 +45,11 @@ def test_document_holds_what_the_contract_lists() -> None:
     assert data["golden_hash"] == GOLDEN_HASH
     assert data["precision"] == 4
     assert data["aggregates"] == {"mrr@10": 0.5, "recall@10": 0.3333}
-    assert data["cases"]["b-case"] == {"mrr@10": 0.5, "recall@10": 0.6667}
+    assert data["cases"]["b-case"] == {
+        "hash": "",  # a hand-made result has no golden set to hash
+        "hits": [],
+        "values": {"mrr@10": 0.5, "recall@10": 0.6667},
+    }
     assert set(data["cases"]) == {"a-case", "b-case", "c-case"}
 
 
@@ -63,7 +67,10 @@ def test_text_is_canonical() -> None:
     assert keys == sorted(keys)
     assert text.endswith("}\n")
     # One line per case, so a pull-request diff shows which cases moved.
-    assert '    "a-case": {"mrr@10": 1.0, "recall@10": 0.3333},' in text.splitlines()
+    assert (
+        '    "a-case": {"hash": "", "hits": [], "values": {"mrr@10": 1.0, "recall@10": 0.3333}},'
+        in text.splitlines()
+    )
 
 
 def test_round_trip() -> None:
@@ -78,7 +85,7 @@ def test_precision_is_configurable_and_negative_zero_is_normalised() -> None:
     values = {"q1": {"mrr@10": 1 / 3}, "q2": {"mrr@10": -0.0}}
     doc = BaselineDoc.from_result(make_result(values), precision=2)
     data = json.loads(doc.to_json())
-    assert data["cases"]["q1"]["mrr@10"] == 0.33
+    assert data["cases"]["q1"]["values"]["mrr@10"] == 0.33
     assert data["precision"] == 2
     assert "-0.0" not in doc.to_json()
     with pytest.raises(BaselineError, match="integer 0-12"):
@@ -139,12 +146,20 @@ def test_nan_in_a_result_is_refused() -> None:
             id="listed-metric-missing",
         ),
         pytest.param(
-            doc_text(cases={"a-case": {"mrr@10": 1.0}}),
+            doc_text(cases={"a-case": {"hash": "", "hits": [], "values": {"mrr@10": 1.0}}}),
             "cases\\['a-case'\\] has no value for 'recall@10'",
             id="metric-missing-from-case",
         ),
         pytest.param(
-            doc_text(cases={"a-case": {"mrr@10": 1.0, "recall@10": 1.0, "f1@10": 1.0}}),
+            doc_text(
+                cases={
+                    "a-case": {
+                        "hash": "",
+                        "hits": [],
+                        "values": {"mrr@10": 1.0, "recall@10": 1.0, "f1@10": 1.0},
+                    }
+                }
+            ),
             "cases\\['a-case'\\] has values for 'f1@10', which metrics does not list",
             id="extra-metric-in-case",
         ),

@@ -1,0 +1,174 @@
+"""No baseline is lost to an incomplete ``--snapshot-update`` session.
+
+syrupy deletes, at the end of a ``--snapshot-update`` session, every snapshot no test used. That
+is right when the whole suite ran, and destroys baselines when it did not: ``-x`` or
+``--maxfail`` after an unrelated failure, Ctrl-C, a test module that fails to import, or a
+module skipped at collection (``pytest.importorskip``) all leave tests that never ran, and their
+baselines used to be deleted.
+
+:class:`BaselineGuard` wraps syrupy's ``pytest_sessionfinish``: before it runs, the guard reads
+every pytest-ragcheck baseline file under the session's test paths; after it, when the session
+did not complete, it writes back every one that was deleted, byte for byte, and says so. A
+complete session keeps syrupy's behaviour (baselines of removed tests are deleted). The guard
+runs where syrupy deletes: in a plain run, or on the pytest-xdist controller.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
+
+import pytest
+
+__all__ = ["BaselineGuard", "is_baseline_file"]
+
+#: Written into every baseline file (``baseline_doc.FORMAT``); read as bytes, no JSON parse.
+_MARKER = b'"format": "pytest-ragcheck baseline"'
+#: Folders never searched for snapshots.
+_SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", ".venv"})
+
+
+def is_baseline_file(path: Path) -> bool:
+    """A pytest-ragcheck baseline: a ``.json`` file in a snapshot folder holding our marker."""
+    if path.suffix != ".json":
+        return False
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    return _MARKER in head or (b"pytest-ragcheck baseline" in head)
+
+
+class BaselineGuard:
+    """Session plugin: keeps baseline files when an updating session did not complete."""
+
+    def __init__(
+        self, config: pytest.Config, *, finish: Callable[[pytest.Session], None] | None = None
+    ) -> None:
+        self.config = config
+        #: The plugin's own end-of-session work (reports), run here when syrupy's clean-up
+        #: raised before it could run.
+        self.finish = finish
+        self.collect_errors: list[str] = []
+        self.collect_skips: list[str] = []
+        #: What the guard did, for the terminal summary.
+        self.messages: list[str] = []
+
+    # --- what happened during the session ---------------------------------------------------
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collect_errors.append(report.nodeid or ".")
+        elif report.skipped:
+            self.collect_skips.append(report.nodeid or ".")
+
+    def _updating(self) -> bool:
+        option = self.config.option
+        return bool(getattr(option, "update_snapshots", False))
+
+    def incomplete_reason(self, session: pytest.Session, exitstatus: int | pytest.ExitCode) -> str:
+        """Why the session cannot tell which baselines are unused ('' when it completed)."""
+        if exitstatus == pytest.ExitCode.INTERRUPTED and not self.collect_errors:
+            return "the session was interrupted"
+        if exitstatus in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
+            return "the session ended with an internal or usage error"
+        if self.collect_errors:
+            return f"{len(self.collect_errors)} collection error(s) ({_first(self.collect_errors)})"
+        if self.collect_skips:
+            return (
+                f"{len(self.collect_skips)} module(s) skipped at collection "
+                f"({_first(self.collect_skips)})"
+            )
+        if session.shouldfail or session.shouldstop:
+            reason = session.shouldfail or session.shouldstop
+            return f"the session stopped early ({reason})"
+        return ""
+
+    # --- around syrupy's clean-up --------------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_sessionfinish(
+        self, session: pytest.Session, exitstatus: int | pytest.ExitCode
+    ) -> Generator[None, None, None]:
+        saved = dict(self._read_baselines(session)) if self._updating() else {}
+        try:
+            yield
+        except OSError as exc:
+            # syrupy could not delete a stale snapshot (a read-only folder): say so plainly
+            # instead of a traceback, and let the run end with its own outcome.
+            self.messages.append(
+                f"syrupy could not remove an unused snapshot: {type(exc).__name__}: {exc}; "
+                "make the __snapshots__ folder writable, or delete the stale file yourself"
+            )
+            if self.finish is not None:
+                self.finish(session)
+        if not saved:
+            return
+        reason = self.incomplete_reason(session, exitstatus)
+        gone = [path for path in saved if not path.exists()]
+        if not reason or not gone:
+            return
+        for path in gone:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(saved[path])
+        shown = ", ".join(_display(p, self.config.rootpath) for p in gone[:5])
+        more = f" and {len(gone) - 5} more" if len(gone) > 5 else ""
+        self.messages.append(
+            f"kept {len(gone)} baseline file(s) that --snapshot-update would have deleted, "
+            f"because {reason}: {shown}{more}. Baselines of removed tests are deleted only "
+            "by a complete session."
+        )
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        for message in self.messages:
+            terminalreporter.write_line(f"ragcheck: {message}", yellow=True)
+
+    def _read_baselines(self, session: pytest.Session) -> Iterator[tuple[Path, bytes]]:
+        dirname = str(getattr(self.config.option, "snapshot_dirname", None) or "__snapshots__")
+        for folder in _snapshot_folders(_search_roots(session), dirname):
+            for path in sorted(folder.rglob("*.json")):
+                if is_baseline_file(path):
+                    try:
+                        yield path, path.read_bytes()
+                    except OSError:
+                        continue
+
+
+def _search_roots(session: pytest.Session) -> list[Path]:
+    """The folders the session's tests come from: the command-line paths, else the rootdir."""
+    config = session.config
+    roots: list[Path] = []
+    for arg in config.args or [str(config.rootpath)]:
+        path = Path(config.invocation_params.dir, arg.split("::")[0]).resolve()
+        if path.is_file():
+            path = path.parent
+        if path.is_dir() and path not in roots:
+            roots.append(path)
+    return roots or [Path(config.rootpath)]
+
+
+def _snapshot_folders(roots: list[Path], dirname: str) -> Iterator[Path]:
+    seen: set[Path] = set()
+    for root in roots:
+        for current, dirs, _ in os.walk(root):
+            if Path(current).name == dirname:
+                folder = Path(current)
+                if folder not in seen:
+                    seen.add(folder)
+                    yield folder
+                dirs[:] = []
+                continue
+            dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
+
+
+def _first(nodeids: list[str]) -> str:
+    return nodeids[0] + (f" and {len(nodeids) - 1} more" if len(nodeids) > 1 else "")
+
+
+def _display(path: Path, rootpath: Path) -> str:
+    try:
+        return path.relative_to(rootpath).as_posix()
+    except ValueError:
+        return str(path)

@@ -1,0 +1,143 @@
+"""One metric against its baseline: the two sides' values and the tolerance-then-test rule.
+
+Shared by the overall comparison (``compare``) and the per-tag gate (``tag_gate``). Pure.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from pytest_ragcheck.baseline_doc import BaselineDoc, round_value
+from pytest_ragcheck.case_match import CaseMatch
+from pytest_ragcheck.checks import MetricCheck
+
+if TYPE_CHECKING:
+    from pytest_ragcheck.stats import PairedTest
+
+__all__ = ["Judged", "Sides", "judge_change"]
+
+#: Deltas are differences of rounded values; this absorbs float noise at the tolerance edge.
+_EPS = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class Sides:
+    """Baseline and current per-case values, read over the shared cases."""
+
+    stored: BaselineDoc
+    current: BaselineDoc
+    match: CaseMatch
+
+    def means(self, name: str, ids: Sequence[str]) -> tuple[float, float]:
+        """Both sides' means over ``ids``, rounded like stored values.
+
+        When nothing was added, removed or edited the stored aggregates are used as they are,
+        so an unchanged rerun compares exactly the numbers it stores.
+        """
+        if self.match.whole and len(ids) == len(self.match.shared):
+            return self.stored.aggregates[name], self.current.aggregates[name]
+        precision = self.current.precision
+        before = math.fsum(self.stored.cases[i][name] for i in ids) / len(ids)
+        after = math.fsum(self.current.cases[i][name] for i in ids) / len(ids)
+        return round_value(before, precision), round_value(after, precision)
+
+    def paired(self, names: Sequence[str], ids: Sequence[str]) -> dict[str, PairedTest]:
+        """One paired test per metric over ``ids``, in the direction of the observed change."""
+        import numpy as np
+
+        from pytest_ragcheck.stats import Alternative, paired_tests
+
+        before = np.asarray(
+            [[self.stored.cases[i][n] for n in names] for i in ids], dtype=np.float64
+        ).reshape(len(ids), len(names))
+        after = np.asarray(
+            [[self.current.cases[i][n] for n in names] for i in ids], dtype=np.float64
+        ).reshape(len(ids), len(names))
+        sums = after.sum(axis=0) - before.sum(axis=0)
+        alternatives: list[Alternative] = [
+            "less" if d < -_EPS else "greater" if d > _EPS else "two-sided" for d in sums
+        ]
+        return dict(zip(names, paired_tests(before, after, alternatives=alternatives), strict=True))
+
+    def detectable(self, name: str, ids: Sequence[str], level: float | None) -> float | None:
+        if level is None:
+            return None
+        from pytest_ragcheck.stats import detectable_drop
+
+        return detectable_drop([self.stored.cases[i][name] for i in ids], level=level)
+
+
+@dataclass(slots=True)
+class Judged:
+    """How one metric (overall or for one tag) compares: its check and what to say."""
+
+    check: MetricCheck
+    worse_by: float
+    significant: bool
+    #: The change is larger than the tolerance (in either direction).
+    beyond: bool
+    note: str = ""
+
+    @property
+    def regressed(self) -> bool:
+        """Worse beyond tolerance and not noise (whatever the check's floor status)."""
+        return self.beyond and self.significant and self.worse_by > 0
+
+    @property
+    def improved(self) -> bool:
+        return self.beyond and self.significant and self.worse_by < 0
+
+
+def judge_change(
+    check: MetricCheck,
+    *,
+    before: float,
+    after: float,
+    precision: int,
+    allowed: float,
+    test: PairedTest,
+    level: float | None,
+    update: bool,
+) -> Judged:
+    """Tolerance first, then the paired test (unless too few cases changed to reach ``level``)."""
+    delta = round_value(after - before, precision + 2)
+    worse_by = -delta if check.higher_is_better else delta
+    check = replace(
+        check, baseline=before, delta=delta, allowed=allowed, p_value=test.p_value, ci=test.ci
+    )
+    tolerance_only = level is not None and test.n_changed > 0 and test.min_p_value > level
+    significant = level is None or tolerance_only or test.p_value <= level
+    beyond = not update and abs(delta) > allowed + _EPS
+    judged = Judged(check, worse_by, significant, beyond)
+    if not beyond:
+        return judged
+    note = ""
+    if tolerance_only:
+        note = (
+            f"judged by tolerance alone: only {test.n_changed} case(s) changed, too few for "
+            f"the paired test to reach p ≤ {level:g}"
+        )
+    if worse_by > 0:
+        if not significant:
+            noise = _noise_note(test, level, drop=True)
+            judged.check = replace(check, note=noise)
+            judged.note = f"{judged.check.regression_line()}: dropped beyond tolerance but {noise}"
+        elif check.failed:
+            judged.check = replace(
+                check, note=f"also regressed against the baseline: {check.regression_line()}"
+            )
+        else:
+            judged.check = replace(check, status="regressed", note=note)
+    elif not significant:
+        judged.check = replace(check, note=_noise_note(test, level, drop=False))
+    elif not check.failed:
+        judged.check = replace(check, status="improved", note="improved beyond tolerance")
+    return judged
+
+
+def _noise_note(test: PairedTest, level: float | None, *, drop: bool) -> str:
+    what = "not significant" if drop else "improvement not significant"
+    return f"{what}: p={test.p_value:.3g} > significance {level:g} ({test.n_changed} cases changed)"

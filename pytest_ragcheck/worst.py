@@ -1,0 +1,72 @@
+"""The cases that got worse most against the baseline, each with how its ranking changed."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pytest_ragcheck.checks import WORST_CASES, CaseChange, MetricCheck
+from pytest_ragcheck.explain import explain_case
+
+if TYPE_CHECKING:
+    from pytest_ragcheck.names import MetricSpec
+    from pytest_ragcheck.result import Result
+    from pytest_ragcheck.sides import Sides
+
+__all__ = ["case_changes"]
+
+#: Changes smaller than this are float noise between rounded values.
+_EPS = 1e-9
+
+
+def case_changes(
+    result: Result,
+    sides: Sides,
+    name: str,
+    check: MetricCheck,
+    spec: MetricSpec | None,
+    *,
+    limit: int = WORST_CASES,
+) -> list[CaseChange]:
+    """The shared cases that got worse most on ``name`` (largest drop first, ties by id).
+
+    Each names the relevant documents that left the top k or moved down and the documents
+    that came in, read from the baseline's stored ranking and this run's hits.
+    """
+    higher = check.higher_is_better
+    drops: list[tuple[float, int, str]] = []
+    for position, case_id in enumerate(sides.match.shared):
+        old = sides.stored.cases[case_id][name]
+        new = sides.current.cases[case_id][name]
+        worse_by = old - new if higher else new - old
+        if worse_by > _EPS:
+            drops.append((-worse_by, position, case_id))
+    drops.sort()
+    chosen = [case_id for _, _, case_id in drops[:limit]]
+    by_id = {c.id: c for c in result.cases if c.id in set(chosen)}
+    golden = {c.id: c for c in result.golden.cases} if result.golden is not None else {}
+    k = spec.k if spec is not None else result.k
+    changes: list[CaseChange] = []
+    for case_id in chosen:
+        stored_hits = sides.stored.hits.get(case_id, ())
+        case = by_id.get(case_id)
+        gold = golden.get(case_id)
+        explain: tuple[str, ...] = ()
+        if case is not None and gold is not None and gold.mode == "ids" and stored_hits:
+            explain = explain_case(
+                baseline=stored_hits,
+                current=[h.id for h in case.hits],
+                relevance=gold.relevance_map(),
+                k=k,
+            )
+        changes.append(
+            CaseChange(
+                id=case_id,
+                query=case.query if case is not None else "",
+                metric=name,
+                before=sides.stored.cases[case_id][name],
+                after=sides.current.cases[case_id][name],
+                explain=explain,
+                baseline_hits=tuple(stored_hits),
+            )
+        )
+    return changes
