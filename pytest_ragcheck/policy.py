@@ -113,7 +113,9 @@ class Verdict:
             more = f" (+{len(floors) - 1} more)" if len(floors) > 1 else ""
             return floors[0].floor_line() + more
         if self.problems:
-            return shorten(self.problems[0].splitlines()[0], 120)
+            # The first clause only: the problem itself follows in full below.
+            first = self.problems[0].splitlines()[0]
+            return shorten(first.split(" (", 1)[0].rstrip(":"), 120)
         return "ragcheck failed"
 
 

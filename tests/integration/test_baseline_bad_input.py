@@ -50,7 +50,7 @@ DAMAGE: dict[str, tuple[Callable[[str], str], str]] = {
     "wrong_file": (lambda t: '{"snapshot": [1, 2, 3]}', "not a pytest-ragcheck baseline"),
     "newer": (
         _edit(lambda d: d.update(schema_version=99, shards=[])),
-        "written by a newer pytest-ragcheck (schema_version 99; this version reads up to 1): "
+        "written by a newer pytest-ragcheck (schema_version 99; this version reads up to 2): "
         "upgrade pytest-ragcheck",
     ),
 }

@@ -98,11 +98,15 @@ def test_raising_and_hanging_cases_fail_and_others_are_evaluated(suite, run_mode
     result.assert_outcomes(failed=2)
     suite.assert_clean(result)
     text = suite.text(result)
-    # One failure message per test (the terminal summary repeats it, indented).
+    # One failure message per test (the terminal summary repeats it, indented), each headed
+    # by its finding, which pytest's short summary shows.
     messages = [
-        line for line in result.outlines if line.startswith("The retriever failed on 1 of 4 case")
+        line
+        for line in result.outlines
+        if line.startswith("The retriever failed on 1 of 4 case(s) (the other")
     ]
     assert len(messages) == 2
+    result.stdout.fnmatch_lines(["FAILED *::test_rag - Failed: The retriever failed on 1 of 4*"])
     result.stdout.fnmatch_lines(
         ["*q2  'what is beta': ValueError: index offline for beta*"], consecutive=False
     )

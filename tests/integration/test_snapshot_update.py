@@ -251,7 +251,7 @@ def test_baseline_false_and_fail_on_improvement(suite, run_mode) -> None:
         [
             "*Improved beyond tolerance (ragcheck_fail_on_improvement is set*",
             "*mrr@5: 0.708 → 1.000 (Δ +0.292, allowed 0.020*",
-            "*Run `pytest --snapshot-update` to accept the change as the new baseline.*",
+            '*Record the improvement: `pytest "test_rag.py::test_improves" --snapshot-update`.*',
         ]
     )
     assert "FAILED test_rag.py::test_improves" in suite.text(result)
