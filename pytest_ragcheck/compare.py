@@ -19,6 +19,7 @@ from pytest_ragcheck.case_match import CaseMatch, match_cases
 from pytest_ragcheck.checks import CaseChange, MetricCheck, update_command
 from pytest_ragcheck.display import format_value
 from pytest_ragcheck.sides import Sides, judge_change
+from pytest_ragcheck.tag_gate import compare_tags, split_tag
 from pytest_ragcheck.worst import case_changes
 
 if TYPE_CHECKING:
@@ -177,8 +178,6 @@ def compare_with_baseline(
         out_checks[name] = judged.check
 
     if settings.per_tag:
-        from pytest_ragcheck.tag_gate import compare_tags
-
         tag_checks, tag_notes, tag_worst = compare_tags(
             result, sides, names, base_checks, settings, update=update
         )
@@ -206,7 +205,7 @@ def compare_with_baseline(
 
     worst_cases: list[CaseChange] = []
     if worst is not None:
-        metric = worst[1].split(" [tag ", 1)[0]
+        metric = split_tag(worst[1])[0]
         worst_cases = case_changes(result, sides, metric, out_checks[metric], specs.get(metric))
     return BaselineComparison(
         comparable=True,

@@ -22,12 +22,22 @@ if TYPE_CHECKING:
     from pytest_ragcheck.result import Result
     from pytest_ragcheck.sides import Sides
 
-__all__ = ["compare_tags", "tag_check_name", "tag_checks"]
+__all__ = ["compare_tags", "split_tag", "tag_check_name", "tag_checks"]
+
+_TAG_MARK = " [tag "
 
 
 def tag_check_name(metric: str, tag: str) -> str:
     """``mrr@10 [tag pricing]``: how a per-tag check is named everywhere."""
-    return f"{metric} [tag {tag}]"
+    return f"{metric}{_TAG_MARK}{tag}]"
+
+
+def split_tag(name: str) -> tuple[str, str | None]:
+    """``"mrr@10 [tag pricing]"`` -> ``("mrr@10", "pricing")``; a plain name -> ``(name, None)``."""
+    metric, mark, rest = name.partition(_TAG_MARK)
+    if not mark or not rest.endswith("]"):
+        return name, None
+    return metric, rest[:-1]
 
 
 def _ids_by_tag(result: Result, ids: Sequence[str]) -> dict[str, list[str]]:

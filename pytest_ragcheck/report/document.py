@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pytest_ragcheck.report.record import json_safe
+from pytest_ragcheck.tag_gate import split_tag
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -91,6 +92,8 @@ def _metric(check: Mapping[str, Any], kind: str) -> dict[str, Any]:
         "ci": list(ci) if ci is not None else None,
         "status": check.get("status", "pass"),
         "note": check.get("note") or "",
+        "compared": check.get("compared"),
+        "detectable": check.get("detectable"),
     }
 
 
@@ -121,6 +124,13 @@ def normalise(record: Mapping[str, Any], call: int = 0) -> dict[str, Any]:
         _metric(checks.get(name, {"name": name, "value": value}), _kind(name, kinds))
         for name, value in aggregates.items()
     ]
+    # Per-tag checks (``mrr@10 [tag pricing]``, per_tag=True) follow the overall metrics.
+    per_tag: dict[str, dict[str, Any]] = {}
+    for name, check in checks.items():
+        metric, tag = split_tag(name)
+        if tag is not None:
+            metrics.append(_metric(check, _kind(metric, kinds)))
+            per_tag.setdefault(tag, {})[metric] = check.get("value")
     problems = [str(p) for p in verdict.get("problems") or []]
     outcome = str(record.get("outcome") or ("failed" if verdict.get("failed") else "passed"))
     baseline = record.get("baseline")
@@ -159,6 +169,7 @@ def normalise(record: Mapping[str, Any], call: int = 0) -> dict[str, Any]:
             "problems": problems,
             "notes": [str(n) for n in verdict.get("notes") or []],
             "case_changes": list(verdict.get("case_changes") or []),
+            "per_tag": per_tag,
             "judge": judge if isinstance(judge, Mapping) else None,
             "cases": cases,
         }

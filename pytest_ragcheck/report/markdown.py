@@ -10,13 +10,15 @@ from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from typing import Any
 
+from pytest_ragcheck.checks import update_command
 from pytest_ragcheck.display import shorten
 from pytest_ragcheck.report.document import TEST_STATUSES, sort_for_attention
 from pytest_ragcheck.report.terminal import (
     METRIC_WORDS,
-    UPDATE_HINT,
+    detectable_text,
     format_delta,
     format_number,
+    improved_nodeids,
 )
 
 __all__ = ["GITHUB_SUMMARY_LIMIT", "render_github_summary", "render_markdown"]
@@ -176,14 +178,15 @@ def case_lines(test: Mapping[str, Any]) -> list[str]:
         rows = [
             f"Cases that got worse most ({cell(metric)}):",
             "",
-            "| case | query | before | after |",
-            "|---|---|--:|--:|",
+            "| case | query | before | after | what changed |",
+            "|---|---|--:|--:|---|",
         ]
         for change in case_changes[:WORST_CASES]:
             rows.append(
                 f"| {code(str(change['id']))} | {cell(shorten(change['query'], 80))} | "
                 f"{format_number(metric, change.get('before'))} | "
-                f"{format_number(metric, change.get('after'))} |"
+                f"{format_number(metric, change.get('after'))} | "
+                f"{cell('; '.join(change.get('explain') or []))} |"
             )
         return rows
     failing = [m for m in test["metrics"] if m["status"] == "below_floor"]
@@ -217,13 +220,18 @@ def _details_body(test: Mapping[str, Any]) -> list[str]:
         lines += ["", "```", problem.replace("```", "'''"), "```"]
     for note in test.get("notes") or []:
         lines += ["", f"> {cell(note)}"]
+    detectable = detectable_text(test)
+    if detectable:
+        lines += ["", f"> {cell(detectable)}"]
     return lines
 
 
 def _improvement_hint(tests: Sequence[Mapping[str, Any]]) -> list[str]:
-    if any(m["status"] == "improved" for t in tests for m in t["metrics"]):
-        return ["", f"📈 Some metrics improved beyond tolerance: {UPDATE_HINT}."]
-    return []
+    """Last, and only for tests that passed: re-recording must never accept a regression."""
+    nodeids = improved_nodeids(tests)
+    if not nodeids:
+        return []
+    return ["", f"📈 Improved beyond tolerance; to record it: {code(update_command(nodeids))}"]
 
 
 def render_markdown(document: Mapping[str, Any]) -> str:
@@ -236,7 +244,7 @@ def render_markdown(document: Mapping[str, Any]) -> str:
         f"{counts_text(tests)} · {cell(run.get('generator', ''))} · {cell(run.get('created_at', ''))}",
     ]
     if tests:
-        lines += ["", *overview(tests), *_improvement_hint(tests)]
+        lines += ["", *overview(tests)]
     for test in sort_for_attention(tests):
         lines += [
             "",
@@ -247,6 +255,7 @@ def render_markdown(document: Mapping[str, Any]) -> str:
             "",
             *_details_body(test),
         ]
+    lines += _improvement_hint(tests)
     return "\n".join(lines) + "\n"
 
 

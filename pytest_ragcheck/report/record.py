@@ -149,6 +149,8 @@ def _settings(settings: Settings) -> dict[str, Any]:
         "tolerance": settings.tolerance,
         "tolerances": dict(settings.tolerances),
         "significance": settings.significance,
+        "per_tag": settings.per_tag,
+        "min_tag_cases": settings.min_tag_cases,
         "baseline": settings.baseline,
         "thresholds": {t.name: {"bound": t.bound, "kind": t.kind} for t in settings.thresholds},
         "tags": list(settings.tags) if settings.tags else None,
@@ -209,6 +211,8 @@ def build_record(
                     "metric": c.metric,
                     "before": json_safe(c.before),
                     "after": json_safe(c.after),
+                    "explain": list(c.explain),
+                    "baseline_hits": list(c.baseline_hits[:MAX_HITS]),
                 }
                 for c in verdict.case_changes
             ],

@@ -104,6 +104,8 @@ class EntryConfig(_Strict):
     tolerance: float
     tolerances: dict[str, float]
     significance: float | None
+    per_tag: bool = False
+    min_tag_cases: int = 10
     baseline: bool
     thresholds: dict[str, Threshold]
     tags: list[str] | None
@@ -130,6 +132,15 @@ class MetricEntry(_Strict):
     ci: list[float] | None = Field(description="95% confidence interval of the delta")
     status: MetricStatus
     note: str
+    compared: float | None = Field(
+        default=None,
+        description="this run's value on the cases shared with the baseline, when the golden "
+        "set changed since it was recorded (what 'baseline' is compared with)",
+    )
+    detectable: float | None = Field(
+        default=None,
+        description="smallest drop a paired test on the shared cases detects with 80% power",
+    )
 
 
 class HitEntry(_Strict):
@@ -174,6 +185,13 @@ class CaseChange(_Strict):
     metric: str
     before: float | None
     after: float | None
+    explain: list[str] = Field(
+        default_factory=list,
+        description="how the ranking changed: 'd12 rank 1 → 14', 'came in: d99 at 1'",
+    )
+    baseline_hits: list[str] = Field(
+        default_factory=list, description="the baseline's ranked ids for this case"
+    )
 
 
 class JudgeStats(_Strict):
@@ -208,6 +226,10 @@ class Entry(_Strict):
     problems: list[str] = Field(description="paragraphs that failed the test on their own")
     notes: list[str]
     case_changes: list[CaseChange]
+    per_tag: dict[str, dict[str, float | None]] = Field(
+        default_factory=dict,
+        description="per_tag=True: tag -> metric -> this run's mean over the tag's cases",
+    )
     judge: JudgeStats | None
     cases: list[CaseEntry]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_ragcheck.checks import update_command
 from pytest_ragcheck.display import format_value, signed
 from pytest_ragcheck.report.document import TEST_STATUSES, sort_for_attention
 
@@ -24,7 +25,6 @@ __all__ = [
 Markup = dict[str, bool]
 Line = list[tuple[str, Markup]]
 
-UPDATE_HINT = "run `pytest --snapshot-update` to record them as the new baseline"
 
 #: How a metric status reads in tables.
 METRIC_WORDS = {
@@ -209,13 +209,21 @@ def render_summary(
             if note.startswith("improved beyond tolerance"):
                 continue  # listed with the update hint below
             lines.append([("  note: " + _first_line(note), {})])
+        detectable = detectable_text(test)
+        if detectable:
+            lines.append([("  " + detectable, {})])
         lines.append([])
     improved = [
-        (t, m) for t in sort_for_attention(tests) for m in t["metrics"] if m["status"] == "improved"
+        (t, m)
+        for t in sort_for_attention(tests)
+        if t["status"] == "improved"  # a failed test is never offered for re-recording
+        for m in t["metrics"]
+        if m["status"] == "improved"
     ]
     if improved:
         colour = _COLOURS["improved"] if markup else {}
-        lines.append([(f"Improved beyond tolerance — {UPDATE_HINT}:", colour)])
+        command = update_command(improved_nodeids(tests))
+        lines.append([(f"Improved beyond tolerance — to record it: {command}", colour)])
         for test, m in improved:
             name = m["name"]
             lines.append(
@@ -230,6 +238,28 @@ def render_summary(
             )
     lines.append([(_counts(tests), {"bold": markup})])
     return lines
+
+
+def improved_nodeids(tests: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Tests that passed with an improvement: the ones worth re-recording (never a failed one)."""
+    ids: list[str] = []
+    for test in tests:
+        if test["status"] == "improved" and test["nodeid"] not in ids:
+            ids.append(test["nodeid"])
+    return ids
+
+
+def detectable_text(test: Mapping[str, Any]) -> str:
+    """``smallest drop this golden set detects (p ≤ 0.05, 80 % power): mrr@10 0.066, …``."""
+    level = (test.get("config") or {}).get("significance")
+    shown = [
+        f"{m['name']} {format_value(m['detectable'])}"
+        for m in test["metrics"]
+        if m.get("detectable") is not None and " [tag " not in m["name"]
+    ]
+    if not shown or level is None:
+        return ""
+    return f"smallest drop this golden set detects (p ≤ {level:g}, 80 % power): " + ", ".join(shown)
 
 
 def plain(lines: Sequence[Line]) -> str:

@@ -75,7 +75,11 @@ def test_error_test_shows_the_problem(document):
 
 def test_improvements_listed_with_the_update_hint(document):
     text = plain(render_summary(document))
-    assert "Improved beyond tolerance — run `pytest --snapshot-update`" in text
+    # The hint re-records exactly the improved test that passed, never the regressed one.
+    assert (
+        'Improved beyond tolerance — to record it: pytest "tests/test_search.py::test_support" '
+        "--snapshot-update" in text
+    )
     improved = re.search(r"test_support  ndcg@10 0\.700 → (\d\.\d{3}) \(\+(\d\.\d{3})\)", text)
     assert improved is not None
     assert float(improved.group(1)) - 0.700 == pytest.approx(float(improved.group(2)), abs=1e-3)
@@ -86,7 +90,11 @@ def test_improvements_listed_with_the_update_hint(document):
 
 def test_compact_form_is_one_line_per_test(document):
     lines = plain(render_summary(document, verbosity=-1)).splitlines()
-    per_test = [line for line in lines if "tests/test_search.py::" in line and "→" not in line]
+    per_test = [
+        line
+        for line in lines
+        if "tests/test_search.py::" in line and "→" not in line and "to record it" not in line
+    ]
     assert len(per_test) == 5
     faq = next(line for line in per_test if "test_faq" in line)
     assert re.search(r"mrr@10 \d\.\d{3} \(−\d\.\d{3}, allowed 0\.020\)", faq)
