@@ -58,8 +58,8 @@ def test_improvements_are_listed_with_the_update_hint(suite):
     summary = _summary(suite.text(result))
     assert summary[0].startswith("IMPROVED       test_rag.py::test_regressed")
     hint = summary.index(
-        "Improved beyond tolerance — run `pytest --snapshot-update` to record them as the "
-        "new baseline:"
+        'Improved beyond tolerance — to record it: pytest "test_rag.py::test_regressed" '
+        "--snapshot-update"
     )
     assert summary[hint + 1 : hint + 3] == [
         "  test_rag.py::test_regressed  mrr@10 0.708 → 1.000 (+0.292)",
