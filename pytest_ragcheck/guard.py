@@ -88,7 +88,9 @@ class BaselineGuard:
 
     # --- around syrupy's clean-up --------------------------------------------------------------
 
-    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    # trylast: the innermost wrapper, so it still wraps syrupy's clean-up (a plain hook) but
+    # finishes before the terminal reporter's wrapper prints the summary.
+    @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_sessionfinish(
         self, session: pytest.Session, exitstatus: int | pytest.ExitCode
     ) -> Generator[None, None, None]:
