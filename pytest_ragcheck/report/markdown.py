@@ -13,6 +13,7 @@ from typing import Any
 from pytest_ragcheck.checks import update_command
 from pytest_ragcheck.display import shorten
 from pytest_ragcheck.report.document import TEST_STATUSES, sort_for_attention
+from pytest_ragcheck.sorting import natural_key
 from pytest_ragcheck.report.terminal import (
     METRIC_WORDS,
     detectable_text,
@@ -194,7 +195,7 @@ def case_lines(test: Mapping[str, Any]) -> list[str]:
         return []
     metric = failing[0]["name"]
     scored = [c for c in test.get("cases") or [] if (c.get("values") or {}).get(metric) is not None]
-    scored.sort(key=lambda c: (c["values"][metric], str(c["id"])))
+    scored.sort(key=lambda c: (c["values"][metric], natural_key(str(c["id"]))))
     if not scored:
         return []
     rows = [
