@@ -13,7 +13,6 @@ from typing import Any
 from pytest_ragcheck.checks import update_command
 from pytest_ragcheck.display import shorten
 from pytest_ragcheck.report.document import TEST_STATUSES, sort_for_attention
-from pytest_ragcheck.sorting import natural_key
 from pytest_ragcheck.report.terminal import (
     METRIC_WORDS,
     detectable_text,
@@ -21,6 +20,7 @@ from pytest_ragcheck.report.terminal import (
     format_number,
     improved_nodeids,
 )
+from pytest_ragcheck.sorting import natural_key
 
 __all__ = ["GITHUB_SUMMARY_LIMIT", "render_github_summary", "render_markdown"]
 
