@@ -42,7 +42,15 @@
   function isLatency(name) { return name.indexOf("latency_") === 0; }
   function fmt(name, v) {
     if (v === null || v === undefined) return "–";
-    return (isLatency(name) || Math.abs(v) >= 100) ? v.toFixed(1) : v.toFixed(3);
+    return isLatency(name) ? v.toFixed(1) : halfUp(v, Math.abs(v) >= 100 ? 1 : 3);
+  }
+  // As pytest_ragcheck.display.format_value: rounded half-up from the value at baseline
+  // precision (4 decimals), so a stored 0.5285 reads 0.529 here as in the terminal.
+  function halfUp(v, decimals) {
+    var units = Number(Math.abs(v).toFixed(4).replace(".", ""));  // in 0.0001
+    var step = Math.pow(10, 4 - decimals);
+    var text = (Math.floor((units + step / 2) / step) / Math.pow(10, decimals)).toFixed(decimals);
+    return (v < 0 ? "-" : "") + text;
   }
   function fmtDelta(name, d) {
     if (d === null || d === undefined) return "–";

@@ -10,6 +10,7 @@ import pytest
 from chromium import SCREEN_WIDTHS, Browser, needs_chromium
 from report_data import regressed_record, sample_document, sample_records
 
+from pytest_ragcheck.display import format_value
 from pytest_ragcheck.report import labels
 from pytest_ragcheck.report.document import build_document, sort_for_attention
 from pytest_ragcheck.report.html import render_html
@@ -513,3 +514,23 @@ def test_the_page_reads_the_one_status_vocabulary():
     for status in (*labels.TEST_STATUSES, *labels.METRIC_STATUSES):
         if "_" in status:  # a status's words are nowhere in the script but in the labels
             assert labels.word(status) not in script
+
+
+@needs_chromium
+def test_numbers_read_as_in_the_terminal(browser, tmp_path):
+    """A stored 0.5285 reads 0.529 in the page as in the terminal summary (half-up from the
+    baseline's 4 decimals), not 0.528 (binary rounding of 0.5285)."""
+    tricky = [0.5285, 0.3685, 0.36852, 0.99995, 0.0004999, 0.1234, 123.456, 1.0]
+    document = sample_document()
+    test = next(t for t in document["tests"] if t["nodeid"].endswith("test_smoke"))
+    metric = next(m for m in test["metrics"] if m["name"] == "mrr@10")
+    rows = [dict(metric, name=f"mrr@{i + 1}", value=v, baseline=v) for i, v in enumerate(tricky)]
+    test["metrics"] = rows
+    path = tmp_path / "numbers.html"
+    path.write_text(render_html(document), encoding="utf-8")
+    browser.open(path.as_uri())
+    shown = browser.eval(
+        """Array.from(document.querySelectorAll('section.test[data-nodeid$="test_smoke"] table.metrics tbody tr'))
+          .map(function (tr) { return [tr.cells[1].textContent, tr.cells[2].textContent]; })"""
+    )
+    assert shown == [[format_value(v), format_value(v)] for v in tricky]
