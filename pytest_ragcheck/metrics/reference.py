@@ -271,9 +271,10 @@ def rank_scores(scores: Mapping[str, float]) -> list[str]:
     """The ids of a ``{doc_id: score}`` mapping in trec_eval's rank order.
 
     Score descending, ties broken by doc id descending (code-point order, which is UTF-8 byte
-    order, i.e. trec_eval's ``strcmp``). Like trec_eval, scores are compared as single-precision
-    floats: two scores that round to the same float32 are a tie. This is the order
-    :func:`evaluate_run` uses for runs of score mappings.
+    order, i.e. trec_eval's ``strcmp``). Scores are compared as single-precision floats, as
+    pytrec_eval and trec_eval up to 9.0.8 do (trec_eval 10.0 compares doubles): two scores that
+    round to the same float32 are a tie. This is the order :func:`evaluate_run` uses for runs
+    of score mappings.
     """
     if not isinstance(scores, Mapping):
         raise TypeError(f"scores must be a mapping {{doc_id: score}}, got {type(scores).__name__}")
@@ -282,7 +283,7 @@ def rank_scores(scores: Mapping[str, float]) -> list[str]:
         if not isinstance(doc, str):
             raise TypeError(f"document ids must be str, got {type(doc).__name__} {doc!r}")
     try:
-        rounded = array("f", scores.values()).tolist()  # C float cast, exactly like trec_eval
+        rounded = array("f", scores.values()).tolist()  # C float cast, as pytrec_eval's trec_eval
     except TypeError as exc:
         raise TypeError(f"scores must be numbers ({exc})") from None
     if any(x != x for x in rounded):

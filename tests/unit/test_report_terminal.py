@@ -69,7 +69,7 @@ def test_floor_table_without_baseline_columns(document):
 
 def test_error_test_shows_the_problem(document):
     block = _block(plain(render_summary(document)), "test_flaky_api")
-    assert block[0].startswith("ERROR")
+    assert block[0].startswith("FAILED ")  # pytest's word for it
     assert any(line.startswith("  ! The retriever failed on 2 of 5 case(s)") for line in block)
 
 
@@ -84,7 +84,7 @@ def test_improvements_listed_with_the_update_hint(document):
     assert improved is not None
     assert float(improved.group(1)) - 0.700 == pytest.approx(float(improved.group(2)), abs=1e-3)
     assert text.splitlines()[-1] == (
-        "ragcheck: 5 tests — 1 regressed, 1 below floor, 1 error, 1 improved, 1 passed"
+        "ragcheck: 5 tests — 1 regressed, 1 below floor, 1 failed, 1 improved, 1 passed"
     )
 
 
