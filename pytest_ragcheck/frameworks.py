@@ -17,7 +17,15 @@ from typing import Any
 
 from pytest_ragcheck.errors import RetrieverError
 
-__all__ = ["K_PARAMS", "Target", "container_target", "depth_support", "readable"]
+__all__ = [
+    "K_PARAMS",
+    "Target",
+    "container_target",
+    "depth_support",
+    "explicit_k",
+    "params_of",
+    "readable",
+]
 
 #: Parameter names that receive the depth when a callable declares them.
 K_PARAMS = ("k", "top_k")
@@ -58,9 +66,12 @@ def _method(obj: object, name: str) -> Callable[..., Any] | None:
     return method if callable(method) else None
 
 
-def _params(fn: object) -> dict[str, inspect.Parameter]:
+def params_of(fn: object) -> dict[str, inspect.Parameter]:
+    """The parameters of ``fn`` by name (none for builtins without a signature)."""
+    if not callable(fn):
+        return {}
     try:
-        return dict(inspect.signature(fn).parameters)  # type: ignore[arg-type]
+        return dict(inspect.signature(fn).parameters)
     except (TypeError, ValueError):  # builtins and C callables without a signature
         return {}
 
@@ -97,7 +108,7 @@ def _langchain_depth(obj: object) -> tuple[str | None, str | None]:
         return "k", None
     # A custom BaseRetriever whose _get_relevant_documents declares k: invoke forwards it.
     inner = getattr(type(obj), "_get_relevant_documents", None)
-    name = explicit_k(_params(inner)) if inner is not None else None
+    name = explicit_k(params_of(inner)) if inner is not None else None
     if name is not None and getattr(obj, "_expects_other_args", True):
         return name, None
     steps = getattr(obj, "steps", None)
@@ -143,7 +154,7 @@ def depth_support(
     obj: object, method: str, fn: Callable[..., Any]
 ) -> tuple[str | None, str | None]:
     """How the depth reaches ``obj.method``: (keyword taking it per call, hint otherwise)."""
-    name = explicit_k(_params(fn))
+    name = explicit_k(params_of(fn))
     if name is not None:
         return name, None
     if method in ("invoke", "ainvoke"):
@@ -213,7 +224,7 @@ def _haystack_pipeline(obj: object, depth: int | None, prefer_async: bool) -> Ta
     """A Haystack ``Pipeline``: the query goes to its open text inputs, ``top_k`` to every
     open ``top_k`` input, and the documents come from its one open ``documents`` output."""
     run = _method(obj, "run")
-    if run is None or "data" not in _params(run):
+    if run is None or "data" not in params_of(run):
         return None
     if _method(obj, "inputs") is None or _method(obj, "outputs") is None:
         return None

@@ -20,6 +20,7 @@ from pytest_ragcheck.frameworks import (
     container_target,
     depth_support,
     explicit_k,
+    params_of,
     readable,
 )
 
@@ -91,13 +92,6 @@ def _is_async(fn: object) -> bool:
     return inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004
 
 
-def _params(fn: Callable[..., Any]) -> dict[str, inspect.Parameter]:
-    try:
-        return dict(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):  # builtins and C callables without a signature
-        return {}
-
-
 def _name(fn: object) -> str:
     if isinstance(fn, functools.partial):
         return f"partial({_name(fn.func)})"
@@ -127,7 +121,7 @@ def _framework_method(obj: object, only: str | None = None) -> Target | None:
                 continue
             query_keyword = None
             if sync_name == "run":
-                if "query" not in _params(method):
+                if "query" not in params_of(method):
                     continue  # some other kind of run(); not a Haystack component
                 query_keyword = "query"
             k_param, hint = depth_support(obj, name, method)
@@ -183,7 +177,7 @@ def resolve_retriever(obj: object, *, depth: int | None = None) -> ResolvedRetri
             return _resolved(target)
     if callable(obj):
         is_async = _is_async(obj)
-        k_param = explicit_k(_params(obj))
+        k_param = explicit_k(params_of(obj))
         kind = "async callable" if is_async else "callable"
         return ResolvedRetriever(
             _Invoker(obj, k_param, None), is_async, f"{kind} {_name(obj)}", k_param is not None

@@ -6,6 +6,7 @@ output through pytest's terminal writer and plain text for docs and tests.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -59,6 +60,8 @@ _COLOURS: Mapping[str, Markup] = {
     "passed": {"green": True},
 }
 _STATUS_WIDTH = max(len(w) for w in TEST_WORDS.values())
+#: Notes wrap at this width (a table row is about as wide).
+_NOTE_WIDTH = 110
 
 
 def format_number(name: str, value: float | None) -> str:
@@ -154,6 +157,20 @@ def _first_line(text: str) -> str:
     return first if len(first) <= 160 else first[:159] + "…"
 
 
+def _note_lines(note: str) -> list[str]:
+    """A note's first line wrapped under its label, not cut: notes carry the fix to apply."""
+    first = note.strip().splitlines()[0] if note.strip() else ""
+    wrapped = textwrap.wrap(
+        first,
+        width=_NOTE_WIDTH,
+        initial_indent="  note: ",
+        subsequent_indent="        ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return wrapped or ["  note:"]
+
+
 def _compact(test: Mapping[str, Any], markup: bool) -> Line:
     status = test["status"]
     word = TEST_WORDS.get(status, status.upper()).ljust(_STATUS_WIDTH)
@@ -208,7 +225,7 @@ def render_summary(
         for note in test.get("notes") or []:
             if note.startswith("improved beyond tolerance"):
                 continue  # listed with the update hint below
-            lines.append([("  note: " + _first_line(note), {})])
+            lines.extend([(text, {})] for text in _note_lines(note))
         lines.append([])
     improved = [
         (t, m) for t in sort_for_attention(tests) for m in t["metrics"] if m["status"] == "improved"

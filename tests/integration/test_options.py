@@ -49,8 +49,7 @@ BAD_VALUES = [
     pytest.param(
         ["--ragcheck-concurrency=0"],
         {},
-        "--ragcheck-concurrency / ragcheck_concurrency must be 'auto' or an integer >= 1, "
-        "got '0'",
+        "--ragcheck-concurrency / ragcheck_concurrency must be 'auto' or an integer >= 1, got '0'",
         id="cli-concurrency-zero",
     ),
     pytest.param(
