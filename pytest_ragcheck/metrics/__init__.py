@@ -28,6 +28,7 @@ from pytest_ragcheck.metrics.engine import FloatArray, evaluate_blocks
 from pytest_ragcheck.metrics.latency import latency_percentiles
 from pytest_ragcheck.metrics.reference import (
     MAX_EXP_GRADE,
+    MAX_GRADE,
     Relevance,
     _check_k,
     _grades,
@@ -50,6 +51,7 @@ from pytest_ragcheck.names import RANK_METRICS, MetricSpec, parse_metric
 __all__ = [
     "CHUNK_QUERIES",
     "MAX_EXP_GRADE",
+    "MAX_GRADE",
     "Averaging",
     "FloatArray",
     "Relevance",

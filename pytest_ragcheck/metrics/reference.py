@@ -20,6 +20,8 @@ MetricFunction: TypeAlias = Callable[[Sequence[str], Relevance, int | None], flo
 
 #: Largest grade that ``ndcg_exp`` accepts: 2**1024 does not fit in a float64.
 MAX_EXP_GRADE = 1023
+#: Largest relevance grade: the engine holds grades as 64-bit integers.
+MAX_GRADE = 2**63 - 1
 
 
 # --------------------------------------------------------------------------------------------
@@ -50,12 +52,18 @@ def _grade(doc: object, grade: object, where: str) -> int:
     if isinstance(grade, bool):
         return int(grade)
     try:
-        return operator.index(grade)  # type: ignore[arg-type]
+        value = operator.index(grade)  # type: ignore[arg-type]
     except TypeError:
         raise TypeError(
             f"{where}: relevance grades must be integers, got {type(grade).__name__} "
             f"{grade!r} for document {doc!r}"
         ) from None
+    if not -MAX_GRADE - 1 <= value <= MAX_GRADE:  # the engine holds grades as int64
+        raise ValueError(
+            f"{where}: the relevance grade of document {doc!r} does not fit in 64 bits "
+            f"({value.bit_length()} bits); grades are small integers such as 0-3"
+        )
+    return value
 
 
 def _grades(relevance: Relevance, where: str = "relevance") -> dict[str, int]:

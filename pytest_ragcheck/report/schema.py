@@ -110,7 +110,7 @@ class EntryConfig(_Strict):
     baseline: bool
     thresholds: dict[str, Threshold]
     tags: list[str] | None
-    concurrency: int
+    concurrency: int | Literal["auto"]
     timeout: float | None
     on_error: str
     empty: str

@@ -6,6 +6,7 @@ output through pytest's terminal writer and plain text for docs and tests.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -36,6 +37,8 @@ _COLOURS: Mapping[str, Markup] = {
     "skipped": {"yellow": True},
 }
 _STATUS_WIDTH = max(len(title(s)) for s in TEST_STATUSES)
+#: Notes wrap at this width (a table row is about as wide).
+_NOTE_WIDTH = 110
 
 
 def format_number(name: str, value: float | None) -> str:
@@ -131,6 +134,20 @@ def _first_line(text: str) -> str:
     return first if len(first) <= 160 else first[:159] + "…"
 
 
+def _note_lines(note: str) -> list[str]:
+    """A note's first line wrapped under its label, not cut: notes carry the fix to apply."""
+    first = note.strip().splitlines()[0] if note.strip() else ""
+    wrapped = textwrap.wrap(
+        first,
+        width=_NOTE_WIDTH,
+        initial_indent="  note: ",
+        subsequent_indent="        ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return wrapped or ["  note:"]
+
+
 def _compact(test: Mapping[str, Any], markup: bool) -> Line:
     status = test["status"]
     label = title(status).ljust(_STATUS_WIDTH)
@@ -185,7 +202,7 @@ def render_summary(
         for note in test.get("notes") or []:
             if note.startswith("improved beyond tolerance"):
                 continue  # listed with the update hint below
-            lines.append([("  note: " + _first_line(note), {})])
+            lines.extend([(text, {})] for text in _note_lines(note))
         detectable = detectable_text(test)
         if detectable:
             lines.append([("  " + detectable, {})])

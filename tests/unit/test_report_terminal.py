@@ -132,3 +132,14 @@ def test_format_delta():
     assert format_delta("mrr@10", 0.01) == "+0.010"
     assert format_delta("latency_p50_ms", -3.25) == "−3.2"
     assert format_delta("mrr@10", None) == "-"
+
+
+def test_long_notes_wrap_under_their_label_instead_of_being_cut() -> None:
+    from pytest_ragcheck.report.terminal import _note_lines
+
+    note = "retriever returned at most 2 hits; metrics @10 are computed on 2; " + "x " * 40 + "end"
+    lines = _note_lines(note + "\nsecond line")
+    assert lines[0].startswith("  note: retriever returned at most 2 hits;")
+    assert all(line.startswith("        ") for line in lines[1:])
+    assert lines[-1].endswith("end")
+    assert " ".join(line.strip() for line in lines) == "note: " + note
