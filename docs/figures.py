@@ -562,8 +562,13 @@ BENCHMARK_FIGURES = frozenset(n for n in FIGURES if n.startswith("bench-"))
 
 
 def stable(text: str) -> str:
-    """``text`` without what differs between two identical runs: latencies, durations,
-    alignment (a wider latency widens its column)."""
+    """``text`` without what differs between two identical runs: latencies, durations, the
+    measured concurrency note, alignment (a wider latency widens its column)."""
+    # The concurrency choice is measured from timings ("0.4 ms per call"), and its note wraps
+    # wherever those numbers end: the whole note, continuation lines included, is one token.
+    text = re.sub(
+        r"note: concurrency auto[^\n]*(\n {6,}\S[^\n]*)*", "note: concurrency auto #", text
+    )
     lines = []
     for line in text.strip().splitlines():
         if "latency_" in line:

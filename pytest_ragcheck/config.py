@@ -7,8 +7,7 @@ closest.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -17,6 +16,14 @@ from pytest_ragcheck.concurrency import AUTO, Concurrency
 from pytest_ragcheck.errors import ConfigError, did_you_mean
 from pytest_ragcheck.names import DEFAULT_METRICS, MetricSpec, parse_metric
 from pytest_ragcheck.threads import MAX_TIMEOUT
+from pytest_ragcheck.validate import (
+    choice,
+    concurrency_value,
+    integer,
+    number,
+    str_list,
+    timeout_seconds,
+)
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -166,80 +173,10 @@ def _valid_keywords_text() -> str:
     return ", ".join(MARKER_KEYWORDS) + ", min_<metric>, max_<latency metric>"
 
 
-def _number(name: str, value: object, *, lo: float | None = None, hi: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(f"{name} must be a number, got {type(value).__name__}: {value!r}")
-    try:
-        number = float(value)
-    except OverflowError:  # an int too large for a float (repr(value) may fail too)
-        raise ConfigError(f"{name} must be a finite number, got an integer too large") from None
-    if math.isnan(number) or math.isinf(number):
-        raise ConfigError(f"{name} must be a finite number, got {value!r}")
-    if lo is not None and number < lo:
-        raise ConfigError(f"{name} must be >= {lo:g}, got {value!r}")
-    if hi is not None and number > hi:
-        raise ConfigError(f"{name} must be <= {hi:g}, got {value!r}")
-    return number
-
-
-def _int(name: str, value: object, *, lo: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(
-            f"{name} must be an integer >= {lo}, got {type(value).__name__}: {value!r}"
-        )
-    if value < lo:
-        raise ConfigError(f"{name} must be an integer >= {lo}, got {value!r}")
-    return value
-
-
-def _concurrency(value: object) -> Concurrency:
-    """``"auto"`` or a number of workers (an explicit number always wins)."""
-    if isinstance(value, str) and value.strip().lower() == AUTO:
-        return AUTO
-    if isinstance(value, str):
-        raise ConfigError(
-            f"concurrency must be 'auto' or an integer >= 1, got {value!r}"
-            + did_you_mean(value.strip().lower(), [AUTO])
-        )
-    return _int("concurrency", value, lo=1)
-
-
-def _choice(name: str, value: object, choices: Sequence[str]) -> str:
-    if value not in choices:
-        raise ConfigError(
-            f"{name} must be one of {', '.join(repr(c) for c in choices)}, got {value!r}"
-            + (did_you_mean(value, choices) if isinstance(value, str) else "")
-        )
-    return str(value)
-
-
-def _timeout(name: str, value: object) -> float:
-    """Seconds, > 0 and no more than a thread can wait (a larger number overflows)."""
-    seconds = _number(name, value, lo=0.0)
-    if seconds == 0.0:
-        raise ConfigError(f"{name} must be > 0 seconds (or None for no timeout)")
-    if seconds > MAX_TIMEOUT:
-        raise ConfigError(
-            f"{name} must be at most {MAX_TIMEOUT:.0f} seconds, got {value!r}; "
-            "use None for no timeout"
-        )
-    return seconds
-
-
-def _str_list(name: str, value: object) -> tuple[str, ...]:
-    if isinstance(value, str):
-        return (value,)
-    if not isinstance(value, Sequence | set | frozenset) or not all(
-        isinstance(v, str) for v in value
-    ):
-        raise ConfigError(f"{name} must be a string or a list of strings, got {value!r}")
-    return tuple(value)
-
-
 def _threshold(spec: MetricSpec, bound: object, *, source: str) -> Threshold:
     if not spec.higher_is_better:
-        return Threshold(spec, _number(source, bound, lo=0.0), "max")
-    return Threshold(spec, _number(source, bound, lo=0.0, hi=1.0), "min")
+        return Threshold(spec, number(source, bound, lo=0.0), "max")
+    return Threshold(spec, number(source, bound, lo=0.0, hi=1.0), "min")
 
 
 def _threshold_keyword(key: str, value: object, k: int | None) -> Threshold:
@@ -284,10 +221,10 @@ def build_settings(
     kw: dict[str, Any] = {**marker, **overrides}
 
     k_raw = kw.get("k", DEFAULT_K)
-    k = None if k_raw is None else _int("k", k_raw, lo=1)
+    k = None if k_raw is None else integer("k", k_raw, lo=1)
 
     metrics_raw = kw.get("metrics", DEFAULT_METRICS)
-    names = _str_list("metrics", metrics_raw)
+    names = str_list("metrics", metrics_raw)
     if not names:
         raise ConfigError("metrics must name at least one metric")
     specs: list[MetricSpec] = []
@@ -316,26 +253,26 @@ def build_settings(
         if t.spec not in specs and t.spec.kind != "latency":
             specs.append(t.spec)
 
-    tolerance = _number("tolerance", kw.get("tolerance", defaults.tolerance), lo=0.0)
+    tolerance = number("tolerance", kw.get("tolerance", defaults.tolerance), lo=0.0)
     tolerances_raw = kw.get("tolerances") or {}
     if not isinstance(tolerances_raw, Mapping):
         raise ConfigError(
             f"tolerances must be a dict of metric name -> allowed drop, got {tolerances_raw!r}"
         )
     tolerances = {
-        parse_metric(n, k).name: _number(f"tolerances[{n!r}]", v, lo=0.0)
+        parse_metric(n, k).name: number(f"tolerances[{n!r}]", v, lo=0.0)
         for n, v in tolerances_raw.items()
     }
     significance_raw = kw.get("significance", defaults.significance)
     significance = (
         None
         if significance_raw is None
-        else _number("significance", significance_raw, lo=0.0, hi=1.0)
+        else number("significance", significance_raw, lo=0.0, hi=1.0)
     )
     per_tag = kw.get("per_tag", False)
     if not isinstance(per_tag, bool):
         raise ConfigError(f"per_tag must be True or False, got {per_tag!r}")
-    min_tag_cases = _int("min_tag_cases", kw.get("min_tag_cases", DEFAULT_MIN_TAG_CASES), lo=1)
+    min_tag_cases = integer("min_tag_cases", kw.get("min_tag_cases", DEFAULT_MIN_TAG_CASES), lo=1)
     if significance is not None and not 0.0 < significance < 1.0:
         raise ConfigError(
             f"significance must be between 0 and 1 (e.g. 0.05), got {significance_raw!r}"
@@ -345,15 +282,15 @@ def build_settings(
     if not isinstance(baseline, bool):
         raise ConfigError(f"baseline must be True or False, got {baseline!r}")
     tags_raw = kw.get("tags")
-    tags = None if tags_raw is None else _str_list("tags", tags_raw)
+    tags = None if tags_raw is None else str_list("tags", tags_raw)
     split = kw.get("split")
     if split is not None and not isinstance(split, str):
         raise ConfigError(f"split must be a string, got {split!r}")
-    concurrency = _concurrency(kw.get("concurrency", defaults.concurrency))
+    concurrency = concurrency_value(kw.get("concurrency", defaults.concurrency))
     timeout_raw = kw.get("timeout", DEFAULT_TIMEOUT)
-    timeout = None if timeout_raw is None else _timeout("timeout", timeout_raw)
-    on_error = _choice("on_error", kw.get("on_error", "fail"), ("fail", "zero"))
-    empty = _choice("empty", kw.get("empty", "error"), ("error", "skip", "zero"))
+    timeout = None if timeout_raw is None else timeout_seconds("timeout", timeout_raw)
+    on_error = choice("on_error", kw.get("on_error", "fail"), ("fail", "zero"))
+    empty = choice("empty", kw.get("empty", "error"), ("error", "skip", "zero"))
     id_key = kw.get("id_key")
     if id_key is not None and not isinstance(id_key, str):
         raise ConfigError(f"id_key must be a string, got {id_key!r}")
@@ -388,11 +325,11 @@ def _judge_settings(kw: Mapping[str, Any], base: JudgeSettings) -> JudgeSettings
     api_base = kw.get("judge_api_base", base.api_base)
     if api_base is not None and not isinstance(api_base, str):
         raise ConfigError(f"judge_api_base must be a URL string, got {api_base!r}")
-    samples = _int("judge_samples", kw.get("judge_samples", base.samples), lo=1)
+    samples = integer("judge_samples", kw.get("judge_samples", base.samples), lo=1)
     max_calls_raw = kw.get("judge_max_calls", base.max_calls)
-    max_calls = None if max_calls_raw is None else _int("judge_max_calls", max_calls_raw, lo=0)
-    concurrency = _int("judge_concurrency", kw.get("judge_concurrency", base.concurrency), lo=1)
-    timeout = _number(
+    max_calls = None if max_calls_raw is None else integer("judge_max_calls", max_calls_raw, lo=0)
+    concurrency = integer("judge_concurrency", kw.get("judge_concurrency", base.concurrency), lo=1)
+    timeout = number(
         "judge_timeout", kw.get("judge_timeout", base.timeout), lo=0.001, hi=MAX_TIMEOUT
     )
     return replace(
