@@ -16,6 +16,7 @@ import pytest
 from pytest_ragcheck.config import build_settings
 from pytest_ragcheck.errors import ConfigError, RagcheckError
 from pytest_ragcheck.options import OPTION_SPECS, RagcheckOptions, is_worker, parse_options
+from pytest_ragcheck.redact import redact, redact_data
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Mapping
@@ -176,7 +177,7 @@ class RagcheckFixture:
             message = str(exc)
         # Outside the except block: pytest would otherwise print the message twice, joined
         # by "During handling of the above exception, another exception occurred".
-        pytest.fail(message, pytrace=False)
+        pytest.fail(redact(message), pytrace=False)
 
     def _run(self, retriever: Any, overrides: Mapping[str, Any]) -> Result:
         from pytest_ragcheck.evaluation import evaluate_golden
@@ -217,10 +218,15 @@ class RagcheckFixture:
             settings=settings,
             baseline=baseline_info,
         )
+        if ragcheck_options(request.config).propose_labels is not None:
+            from pytest_ragcheck.judge.proposals import label_proposals
+
+            record["proposals"] = label_proposals(golden, result, settings)
+        record = redact_data(record)  # no API key leaves the process (reports, junit, xdist)
         item.stash.setdefault(ITEM_RECORDS, []).append(record)
         item.user_properties.extend(junit_properties(record))
         if verdict.failed:
-            pytest.fail(verdict.message(result), pytrace=False)
+            pytest.fail(redact(verdict.message(result)), pytrace=False)
         return result
 
 
@@ -281,6 +287,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     records = config.stash.get(SESSION_RECORDS, [])
     options = ragcheck_options(config)
+    if options.propose_labels is not None:
+        from pytest_ragcheck.judge.proposals import write_proposals
+        from pytest_ragcheck.report import MESSAGES
+
+        message = write_proposals(options.propose_labels, records)
+        config.stash.setdefault(MESSAGES, []).append(message)
     if not records and not options.report_paths:
         return
     from pytest_ragcheck.report import write_reports
@@ -295,7 +307,7 @@ def pytest_terminal_summary(
         return
     records = config.stash.get(SESSION_RECORDS, [])
     options = ragcheck_options(config)
-    if not records and not options.report_paths:
+    if not records and not options.report_paths and options.propose_labels is None:
         return
     from pytest_ragcheck.report import terminal_summary
 
