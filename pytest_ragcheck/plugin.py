@@ -16,7 +16,6 @@ import pytest
 from pytest_ragcheck.config import build_settings
 from pytest_ragcheck.errors import ConfigError, RagcheckError
 from pytest_ragcheck.options import OPTION_SPECS, RagcheckOptions, is_worker, parse_options
-from pytest_ragcheck.redact import redact, redact_data
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Mapping
@@ -175,6 +174,8 @@ class RagcheckFixture:
             return self._run(retriever, overrides)
         except RagcheckError as exc:
             message = str(exc)
+        from pytest_ragcheck.redact import redact
+
         # Outside the except block: pytest would otherwise print the message twice, joined
         # by "During handling of the above exception, another exception occurred".
         pytest.fail(redact(message), pytrace=False)
@@ -183,6 +184,7 @@ class RagcheckFixture:
         from pytest_ragcheck.evaluation import evaluate_golden
         from pytest_ragcheck.golden import load_golden
         from pytest_ragcheck.policy import check_floors
+        from pytest_ragcheck.redact import redact, redact_data
         from pytest_ragcheck.report import make_progress
         from pytest_ragcheck.report.record import build_record, junit_properties
 
