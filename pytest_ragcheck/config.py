@@ -7,7 +7,7 @@ closest.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pytest_ragcheck.concurrency import AUTO, Concurrency
 from pytest_ragcheck.errors import ConfigError, did_you_mean
 from pytest_ragcheck.names import DEFAULT_METRICS, MetricSpec, parse_metric
+from pytest_ragcheck.registry import AGREEMENT_PROMPTS
 from pytest_ragcheck.threads import MAX_TIMEOUT
 from pytest_ragcheck.validate import (
     choice,
@@ -54,6 +55,9 @@ DEFAULT_JUDGE_CONCURRENCY = 8
 
 OnError = Literal["fail", "zero"]
 Empty = Literal["error", "skip", "zero"]
+#: What a judgment whose ``judge_samples`` disagree counts as: the majority vote / mean, or
+#: nothing (left out of the metric and counted).
+Disagreement = Literal["vote", "abstain"]
 
 #: Every keyword the marker and the fixture call accept, besides ``min_<metric>`` and
 #: ``max_<latency metric>``.
@@ -81,6 +85,7 @@ MARKER_KEYWORDS: tuple[str, ...] = (
     "judge_max_calls",
     "judge_concurrency",
     "judge_timeout",
+    "judge_disagreement",
 )
 
 
@@ -111,6 +116,8 @@ class JudgeSettings:
     cache_dir: Path | None = None
     #: Never call the judge: a cache miss is an error (for CI).
     offline: bool = False
+    #: ``judge_samples`` >= 2: what a judgment whose samples disagree counts as.
+    disagreement: Disagreement = "vote"
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,6 +303,7 @@ def build_settings(
         raise ConfigError(f"id_key must be a string, got {id_key!r}")
 
     judge = _judge_settings(kw, defaults.judge)
+    _check_judge_statistics(specs, judge)
     return Settings(
         cases=kw.get("cases"),
         k=k,
@@ -332,6 +340,14 @@ def _judge_settings(kw: Mapping[str, Any], base: JudgeSettings) -> JudgeSettings
     timeout = number(
         "judge_timeout", kw.get("judge_timeout", base.timeout), lo=0.001, hi=MAX_TIMEOUT
     )
+    disagreement = choice(
+        "judge_disagreement", kw.get("judge_disagreement", base.disagreement), ("vote", "abstain")
+    )
+    if disagreement == "abstain" and samples < 2:
+        raise ConfigError(
+            "judge_disagreement='abstain' leaves out the items whose judge_samples disagree, "
+            f"so it needs judge_samples >= 2 (got judge_samples={samples})"
+        )
     return replace(
         base,
         model=model,
@@ -340,4 +356,22 @@ def _judge_settings(kw: Mapping[str, Any], base: JudgeSettings) -> JudgeSettings
         max_calls=max_calls,
         concurrency=concurrency,
         timeout=timeout,
+        disagreement=disagreement,  # type: ignore[arg-type]
     )
+
+
+def _check_judge_statistics(specs: Sequence[MetricSpec], judge: JudgeSettings) -> None:
+    """``judge_kappa`` and ``judge_consistency`` measure the verdicts of other judge metrics."""
+    names = {s.base for s in specs}
+    prompts = {s.metric.prompt for s in specs} - {None}
+    if "judge_kappa" in names and not prompts.intersection(AGREEMENT_PROMPTS):
+        raise ConfigError(
+            "judge_kappa compares the judge's relevance verdicts with the human labels: add "
+            "llm_relevancy, llm_precision or llm_ndcg to metrics"
+        )
+    if "judge_consistency" in names and (not prompts or judge.samples < 2):
+        raise ConfigError(
+            "judge_consistency (min_judge_consistency) measures how often repeated judge "
+            "samples agree: it needs a judge metric (e.g. llm_relevancy) and judge_samples >= 2, "
+            f"since a single sample always agrees with itself (got judge_samples={judge.samples})"
+        )

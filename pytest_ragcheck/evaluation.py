@@ -48,6 +48,7 @@ def evaluate_golden(
 ) -> Result:
     """Run ``retriever`` on every case of ``golden`` and compute ``settings.metrics``."""
     from pytest_ragcheck import metrics as metric_fns
+    from pytest_ragcheck.judge.trust import assess_trust
 
     golden = _select(golden, settings)
     if len(golden) == 0:
@@ -101,6 +102,10 @@ def evaluate_golden(
     judge_specs = [s for s in settings.metrics if s.kind == "judge"]
     if judge_specs:
         info["judge"] = _run_judge(to_run, by_id, judge_specs, settings, progress)
+    # judged@k, judge_kappa, judge_consistency: added to the run where they apply
+    trust = assess_trust(to_run, by_id, settings, info.get("judge"))
+    info.update(trust.info(info.get("judge")))
+    specs = (*settings.metrics, *trust.specs)
 
     cases = [
         by_id[c.id]
@@ -109,12 +114,13 @@ def evaluate_golden(
         for c in golden.cases
     ]
     aggregates: dict[str, float] = {}
-    for spec in settings.metrics:
+    for spec in specs:
         if spec.kind == "latency":
             continue
         vals = [c.values[spec.name] for c in cases if spec.name in c.values]
         if vals:  # no value at all (every case failed): absent, never a made-up 0
             aggregates[spec.name] = math.fsum(vals) / len(vals)
+    aggregates.update(trust.values)
     latencies = [c.latency_ms for c in cases if c.latency_ms is not None and c.status == "ok"]
     aggregates.update(metric_fns.latency_percentiles(latencies))
 
@@ -122,7 +128,7 @@ def evaluate_golden(
         metrics=aggregates,
         cases=cases,
         k=settings.k,
-        specs=tuple(settings.metrics),
+        specs=specs,
         golden_hash=golden.content_hash,
         golden_source=golden.source,
         info=info,
@@ -291,11 +297,4 @@ def _run_judge(
         by_id[case_id].judge.update(details)
     for case_id, errors in run.errors.items():
         by_id[case_id].judge_errors.extend(errors)
-    return {
-        "calls": run.calls,
-        "cached": run.cached,
-        "missing": run.missing,
-        "failure": run.failure_summary(),
-        # corrupt cache entries that were judged again, a cache folder that cannot be written
-        "warnings": list(run.warnings),
-    }
+    return run.summary()

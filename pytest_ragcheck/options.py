@@ -95,6 +95,11 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
         ini_help="never call the LLM judge",
     ),
     OptionSpec(
+        "propose_labels",
+        "write the judge's verdicts on retrieved documents that have no human label to FILE "
+        "(JSONL, one line per document) for review; golden files are never edited",
+    ),
+    OptionSpec(
         "no_summary",
         "do not print the ragcheck metrics table at the end of the run",
         kind="bool",
@@ -130,6 +135,8 @@ class RagcheckOptions:
     report_paths: tuple[Path, ...] = ()
     #: ``--ragcheck-no-summary``: no metrics table at the end of the run.
     no_summary: bool = False
+    #: ``--ragcheck-propose-labels``: where the label proposals go (absolute), if anywhere.
+    propose_labels: Path | None = None
     #: Tolerance, concurrency and judge settings every test starts from.
     defaults: Defaults = field(default_factory=Defaults)
     baseline: BaselineOptions = field(default_factory=BaselineOptions)
@@ -193,6 +200,7 @@ def parse_options(
     return RagcheckOptions(
         report_paths=tuple(parse_report_paths(str(report), base=report_base) if report else ()),
         no_summary=raw.flag("no_summary"),
+        propose_labels=_proposals_path(raw, invocation_dir=invocation_dir, rootdir=rootdir),
         defaults=Defaults(
             tolerance=fallback.tolerance if tolerance is None else float(tolerance),
             concurrency=fallback.concurrency if concurrency is None else concurrency,
@@ -286,6 +294,23 @@ def _significance(raw: _Raw, default: float | None) -> float | None:
             f"'off', got {raw.value('significance')!r}"
         )
     return value
+
+
+def _proposals_path(raw: _Raw, *, invocation_dir: Path, rootdir: Path) -> Path | None:
+    """The label proposals file, anchored like reports; a path that cannot be written fails."""
+    value = raw.text("propose_labels")
+    if value is None:
+        return None
+    anchor = invocation_dir if raw.from_cli("propose_labels") else rootdir
+    path = anchor / os.path.expanduser(value)
+    label = _SPECS["propose_labels"].label
+    if path.is_dir():
+        raise ConfigError(f"{label}={value}: {path} is a folder; give a file path (.jsonl)")
+    folder = next(p for p in path.parents if p.exists())  # the root always exists
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        what = "is not a folder" if not folder.is_dir() else "is not writable"
+        raise ConfigError(f"{label}={value}: cannot write {path}: {folder} {what}")
+    return path
 
 
 def _precision(raw: object) -> int:

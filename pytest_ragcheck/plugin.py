@@ -179,14 +179,17 @@ class RagcheckFixture:
             return self._run(retriever, overrides)
         except RagcheckError as exc:
             message = str(exc)
+        from pytest_ragcheck.redact import redact
+
         # Outside the except block: pytest would otherwise print the message twice, joined
         # by "During handling of the above exception, another exception occurred".
-        pytest.fail(message, pytrace=False)
+        pytest.fail(redact(message), pytrace=False)
 
     def _run(self, retriever: Any, overrides: Mapping[str, Any]) -> Result:
         from pytest_ragcheck.evaluation import evaluate_golden
         from pytest_ragcheck.golden import load_golden
         from pytest_ragcheck.policy import check_floors, failure_message
+        from pytest_ragcheck.redact import redact, redact_data
         from pytest_ragcheck.report import make_progress
         from pytest_ragcheck.report.record import build_record, junit_properties
 
@@ -222,10 +225,15 @@ class RagcheckFixture:
             settings=settings,
             baseline=baseline_info,
         )
+        if ragcheck_options(request.config).propose_labels is not None:
+            from pytest_ragcheck.judge.proposals import label_proposals
+
+            record["proposals"] = label_proposals(golden, result, settings)
+        record = redact_data(record)  # no API key leaves the process (reports, junit, xdist)
         item.stash.setdefault(ITEM_RECORDS, []).append(record)
         item.user_properties.extend(junit_properties(record))
         if verdict.failed:
-            pytest.fail(failure_message(verdict, result), pytrace=False)
+            pytest.fail(redact(failure_message(verdict, result)), pytrace=False)
         return result
 
 
@@ -286,7 +294,7 @@ def _to_report(config: pytest.Config) -> tuple[list[dict[str, Any]], RagcheckOpt
         return None
     records = config.stash.get(SESSION_RECORDS, [])
     options = ragcheck_options(config)
-    if not records and not options.report_paths:
+    if not records and not options.report_paths and options.propose_labels is None:
         return None
     return records, options
 
@@ -297,6 +305,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if todo is None:
         return
     records, options = todo
+    if options.propose_labels is not None:
+        from pytest_ragcheck.judge.proposals import write_proposals
+        from pytest_ragcheck.report import MESSAGES
+
+        message = write_proposals(options.propose_labels, records)
+        config.stash.setdefault(MESSAGES, []).append(message)
     from pytest_ragcheck.report import write_reports
 
     write_reports(config, records, options=options)

@@ -20,6 +20,7 @@ from pytest_ragcheck.compare import (
     not_comparable_message,
 )
 from pytest_ragcheck.display import format_value, shorten, signed
+from pytest_ragcheck.registry import find_metric
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -83,6 +84,9 @@ class Verdict:
                 lines.append(f"  {check.floor_line()}")
                 if check.note:
                     lines.append(f"    {check.note}")
+                declared = find_metric(check.name)
+                if declared is not None and declared.floor_hint:
+                    lines.append(f"    {declared.floor_hint}")
                 if check.bound_kind == "min" and check.name in result.metrics:
                     lines.extend(_worst_lines(result, check.name, below=check.bound))
         if regressed:
@@ -214,6 +218,8 @@ def check_floors(
     and per-tag values."""
     verdict = Verdict(header=header, nodeid=nodeid)
     bounds = {t.name: t for t in settings.thresholds}
+    trust = result.info.get("trust") or {}  # judged@k, judge_kappa, judge_consistency
+    metric_notes = trust.get("metric_notes") or {}
     for name, value in result.metrics.items():
         spec = next((s for s in settings.metrics if s.name == name), None)
         higher = spec.higher_is_better if spec is not None else not name.startswith("latency_")
@@ -231,6 +237,7 @@ def check_floors(
             bound=threshold.bound if threshold else None,
             bound_kind=threshold.kind if threshold else None,
             status=status,
+            note=str(metric_notes.get(name, "")),
         )
     if settings.per_tag:
         from pytest_ragcheck.tag_gate import tag_checks
@@ -258,5 +265,7 @@ def check_floors(
     failure = judge.get("failure")
     if failure:
         verdict.problems.append(str(failure))
+    verdict.problems.extend(str(p) for p in trust.get("problems") or [])
     verdict.notes.extend(str(w) for w in judge.get("warnings") or [])
+    verdict.notes.extend(str(n) for n in trust.get("notes") or [])
     return verdict

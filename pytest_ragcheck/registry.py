@@ -9,7 +9,13 @@ numpy and cheap to import for marker validation:
 * judge metrics: ``prompt``, the id of the question in :mod:`pytest_ragcheck.judge.prompts`,
   and ``formula``, the function of :mod:`pytest_ragcheck.judge.scoring` that turns the per-chunk
   values into the metric;
-* latency metrics: ``quantile`` of the per-case latencies.
+* latency metrics: ``quantile`` of the per-case latencies;
+* judge statistics (``judge_kappa``, ``judge_consistency``): judge metrics without a prompt,
+  one value per run computed from the verdicts the other judge metrics obtained
+  (:mod:`pytest_ragcheck.judge.trust`).
+
+Metrics with ``snapshot=False`` (latency, the judge statistics, ``judged``) are never stored
+in baselines: they describe the run, the labels or the judge rather than the retriever.
 
 Adding a metric is one declaration below plus its implementation functions; the names,
 defaults, validation, engine dispatch, judge prompt choice and the docs table follow from it.
@@ -22,12 +28,25 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
-__all__ = ["METRICS", "Kind", "Metric", "Need", "find_metric", "metrics_of_kind"]
+__all__ = [
+    "AGREEMENT_PROMPTS",
+    "METRICS",
+    "Kind",
+    "Metric",
+    "Need",
+    "find_metric",
+    "metrics_of_kind",
+]
 
 Kind = Literal["rank", "latency", "judge"]
 #: What a metric reads besides the ranking: graded judgments of the golden case
-#: (``relevance``), the texts of the hits (``texts``), the case's ``reference_answer``.
-Need = Literal["relevance", "texts", "reference_answer"]
+#: (``relevance``), the texts of the hits (``texts``), the case's ``reference_answer``, the
+#: human labels of the cases that have some (``labels``; cases without are left out).
+Need = Literal["relevance", "texts", "reference_answer", "labels"]
+
+#: Judge prompts whose answers are relevance judgments that human labels can be compared
+#: with (a yes/no verdict, or a 0-3 grade where >= 1 means relevant), in report order.
+AGREEMENT_PROMPTS: tuple[str, ...] = ("relevance", "grade")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +73,10 @@ class Metric:
     formula: str | None = None
     #: Latency metrics: the quantile of the per-case latencies (1.0 = the maximum).
     quantile: float | None = None
+    #: Stored in baselines and compared with them.
+    snapshot: bool = True
+    #: Said under a violated floor of this metric (what the failure means, what to do).
+    floor_hint: str = ""
 
 
 def _rank(
@@ -63,6 +86,8 @@ def _rank(
     engine: str | None = None,
     cutoff: bool = True,
     default: bool = False,
+    snapshot: bool = True,
+    floor_hint: str = "",
 ) -> Metric:
     return Metric(
         name,
@@ -73,13 +98,36 @@ def _rank(
         needs=frozenset({"relevance"}),
         reference=name,
         engine=engine or name,
+        snapshot=snapshot,
+        floor_hint=floor_hint,
     )
 
 
 def _latency(name: str, description: str, *, quantile: float) -> Metric:
     return Metric(
-        name, "latency", description, higher_is_better=False, cutoff=False, quantile=quantile
+        name,
+        "latency",
+        description,
+        higher_is_better=False,
+        cutoff=False,
+        quantile=quantile,
+        snapshot=False,
     )
+
+
+def _judge_statistic(name: str, description: str, *, needs: set[Need], floor_hint: str) -> Metric:
+    return Metric(
+        name,
+        "judge",
+        description,
+        cutoff=False,
+        needs=frozenset(needs),
+        snapshot=False,
+        floor_hint=floor_hint,
+    )
+
+
+_NOT_THE_RETRIEVER = "the judge, not the retriever, is the problem: "
 
 
 def _judge(
@@ -107,6 +155,16 @@ _DECLARED = (
     _rank("ndcg", "DCG (gain = grade) / ideal DCG of all judged grades", default=True),
     _rank("ndcg_exp", "nDCG with the exponential gain 2^grade - 1"),
     _rank("r_precision", "relevant documents in the top R / R", cutoff=False),
+    _rank(
+        "judged",
+        "share of the top-k documents that have a human judgment, any grade (Judged@k)",
+        snapshot=False,
+        floor_hint=(
+            "many retrieved documents have no human label, and precision, recall and nDCG count "
+            "them as not relevant: label them (--ragcheck-propose-labels=FILE lists the judge's "
+            "verdicts on them for review)"
+        ),
+    ),
     _latency("latency_p50_ms", "median retriever latency per case, in ms", quantile=0.5),
     _latency("latency_p95_ms", "95th percentile of the retriever latency, in ms", quantile=0.95),
     _latency("latency_max_ms", "slowest retriever call, in ms", quantile=1.0),
@@ -153,6 +211,23 @@ _DECLARED = (
         "best of the judge's 0-1 scores of how well a chunk answers the query",
         prompt="score",
         formula="maximum",
+    ),
+    _judge_statistic(
+        "judge_kappa",
+        "Cohen's kappa between the judge's relevance verdicts and the human labels",
+        needs={"texts", "labels"},
+        floor_hint=_NOT_THE_RETRIEVER
+        + "its relevance verdicts disagree with your human labels, so the judge metrics of "
+        "this test cannot be trusted; review the disagreements (the confusion matrix is in the "
+        "report), then improve the judge prompt or model before gating on it",
+    ),
+    _judge_statistic(
+        "judge_consistency",
+        "share of judged items whose judge_samples all agree",
+        needs={"texts"},
+        floor_hint=_NOT_THE_RETRIEVER
+        + "its repeated samples disagree, so its verdicts are partly chance; use a stronger "
+        "judge model, or judge_disagreement='abstain' to leave the uncertain items out",
     ),
 )
 

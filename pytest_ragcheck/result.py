@@ -140,7 +140,7 @@ class Result:
     @property
     def metric_names(self) -> tuple[str, ...]:
         """Quality metrics of the run (the ones a baseline stores), in order."""
-        return tuple(s.name for s in self.specs if s.kind != "latency")
+        return tuple(s.name for s in self.specs if s.metric.snapshot)
 
     @property
     def evaluated(self) -> list[CaseResult]:

@@ -11,6 +11,14 @@ the retrieved text, so that tests can compute the exact expected metric values:
 * claims (``context_recall``): the reference answer split on ``.``; a claim is attributed iff
   one of its ``F<digits>`` fact tokens appears in the context.
 
+Further markers make the judge misbehave in known ways:
+
+* ``[flip]``: the judge gets the chunk wrong: relevance and usefulness verdicts are flipped,
+  the grade is ``3 - N`` and the score ``1 - score``;
+* ``[wobble]``: repeated samples disagree: every second request for the same question and
+  chunk is answered as if the chunk carried ``[flip]`` (the first one never is);
+* ``[echo]``: the reason repeats the API key the request presented (a proxy that echoes it).
+
 Faults are programmed from the test with :meth:`JudgeServer.inject` and apply to the next
 requests in order. Request bodies and headers are kept in memory only (the tests use them to
 prove that an API key is sent but never written to disk).
@@ -36,6 +44,7 @@ __all__ = [
     "RecordedRequest",
     "expected_answer",
     "grade_of",
+    "presented_key",
     "running_judge_server",
 ]
 
@@ -50,9 +59,11 @@ FAULTS = (
     "wrong_shape",  # valid JSON of the wrong shape
     "wrong_length",  # a claims list of the wrong length (empty)
     "answer",  # a fixed answer ``content`` (a dict, sent as JSON)
+    "echo_key",  # an error (``status``, default 401) whose message repeats the presented key
 )
 
 _GRADE_RE = re.compile(r"\[g=(\d)\]")
+_FLIP, _WOBBLE, _ECHO = "[flip]", "[wobble]", "[echo]"
 _SCORE_RE = re.compile(r"\[s=([0-9.]+)\]")
 _FACT_RE = re.compile(r"\bF\d+\b")
 _TAG_RE = "<{tag}>\n?(.*?)\n?</{tag}>"
@@ -68,20 +79,35 @@ def _tag(text: str, tag: str) -> list[str]:
     return re.findall(_TAG_RE.format(tag=tag), text, flags=re.S)
 
 
-def expected_answer(kind: str, user_text: str) -> dict[str, Any]:
-    """The deterministic answer for one request (``kind`` is the schema name)."""
+def presented_key(headers: dict[str, str]) -> str:
+    """The API key a request presented (``Authorization: Bearer <key>``), or ``""``."""
+    auth = headers.get("authorization", "")
+    return auth.removeprefix("Bearer ").strip()
+
+
+def expected_answer(
+    kind: str, user_text: str, *, flip: bool | None = None, key: str = ""
+) -> dict[str, Any]:
+    """The deterministic answer for one request (``kind`` is the schema name).
+
+    ``flip`` overrides the chunk's ``[flip]`` marker (the server sets it for ``[wobble]``);
+    ``key`` is what an ``[echo]`` chunk's reason repeats.
+    """
     chunks = _tag(user_text, "retrieved_text")
     chunk = chunks[0] if chunks else ""
     g = grade_of(chunk)
+    wrong = _FLIP in chunk if flip is None else flip
+    reason = f"grade marker {g}" + (f" (key {key})" if _ECHO in chunk else "")
     if kind.endswith("relevance"):
-        return {"reason": f"grade marker {g}", "verdict": "yes" if g >= 1 else "no"}
+        return {"reason": reason, "verdict": "yes" if (g >= 1) != wrong else "no"}
     if kind.endswith("usefulness"):
-        return {"reason": f"grade marker {g}", "verdict": "yes" if g >= 2 else "no"}
+        return {"reason": reason, "verdict": "yes" if (g >= 2) != wrong else "no"}
     if kind.endswith("grade"):
-        return {"reason": f"grade marker {g}", "grade": g}
+        return {"reason": reason, "grade": 3 - g if wrong else g}
     if kind.endswith("score"):
         m = _SCORE_RE.search(chunk)
         score = float(m.group(1)) if m else g / 3
+        score = 1 - score if wrong else score
         return {"reason": f"score {score:g}", "score": score}
     if kind.endswith("claims"):
         reference = "".join(_tag(user_text, "reference_answer"))
@@ -178,6 +204,11 @@ class _Handler(BaseHTTPRequestHandler):
             if kind in ("500", "503", "401"):
                 self._send(int(kind), {"error": {"message": f"injected {kind}"}})
                 return
+            if kind == "echo_key":
+                key = presented_key({k.lower(): v for k, v in self.headers.items()})
+                message = f"Incorrect API key provided: {key}. You can find your key at..."
+                self._send(int(fault.params.get("status", 401)), {"error": {"message": message}})
+                return
             if kind == "sleep":
                 time.sleep(float(fault.params.get("seconds", 1.0)))
         try:
@@ -203,7 +234,11 @@ class _Handler(BaseHTTPRequestHandler):
             if message.get("role") == "user":
                 user_text = str(message.get("content", ""))
                 break
-        return json.dumps(expected_answer(kind, user_text))
+        flip = None
+        if _WOBBLE in user_text:
+            flip = self.server.owner._nth_time(kind, user_text) % 2 == 0
+        key = presented_key({k.lower(): v for k, v in self.headers.items()})
+        return json.dumps(expected_answer(kind, user_text, flip=flip, key=key))
 
     def _send(
         self, status: int, payload: dict[str, Any], *, headers: dict[str, str] | None = None
@@ -254,6 +289,7 @@ class JudgeServer:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._faults: deque[_Fault] = deque()
+        self._seen: dict[tuple[str, str], int] = {}
         self.requests: list[RecordedRequest] = []
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
@@ -293,9 +329,10 @@ class JudgeServer:
             self._faults.append(_Fault(kind, count, params))
 
     def clear(self) -> None:
-        """Forget pending faults and recorded requests."""
+        """Forget pending faults, recorded requests and how often each question was asked."""
         with self._lock:
             self._faults.clear()
+            self._seen.clear()
             self.requests.clear()
 
     @property
@@ -312,6 +349,13 @@ class JudgeServer:
             if fault.count <= 0:
                 self._faults.popleft()
             return fault
+
+    def _nth_time(self, kind: str, user_text: str) -> int:
+        """1 for the first request of this question about this text, then 2, 3, ..."""
+        with self._lock:
+            n = self._seen.get((kind, user_text), 0) + 1
+            self._seen[(kind, user_text)] = n
+            return n
 
     def _record(self, request: RecordedRequest) -> None:
         with self._lock:

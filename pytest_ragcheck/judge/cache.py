@@ -3,8 +3,9 @@
 Layout: ``<dir>/<prompt id>/<first 2 hex digits>/<sha256>.json``. The key hashes everything
 that determines the answer (model, api_base, prompt id and version, the rendered messages,
 the output schema and the sampling settings) and nothing secret: API keys and request headers
-are never part of the key or of an entry. Entries are indented JSON that carry the judged
-inputs and the answer, so a committed cache reads well in a diff.
+are never part of the key or of an entry (an answer that echoes a key is stored redacted, see
+:mod:`pytest_ragcheck.redact`). Entries are indented JSON that carry the judged inputs and the
+answer, so a committed cache reads well in a diff.
 
 Writes go to a temporary file in the same folder and are renamed over the final name, so a
 reader (another pytest-xdist worker, a second run) sees either no entry or a whole one;
@@ -27,6 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pytest_ragcheck.judge.prompts import Prompt
 from pytest_ragcheck.judge.schemas import MalformedAnswer, validate_answer
+from pytest_ragcheck.redact import redact
 
 __all__ = ["CacheRead", "KeySpace", "VerdictCache", "cache_key", "public_api_base"]
 
@@ -158,7 +160,7 @@ class VerdictCache:
             "input": dict(inputs),
             "answer": dict(answer),
         }
-        text = json.dumps(entry, indent=2, ensure_ascii=False) + "\n"
+        text = redact(json.dumps(entry, indent=2, ensure_ascii=False)) + "\n"  # no API key
         path = self.path(prompt, key)
         tmp_name: str | None = None
         try:

@@ -10,6 +10,9 @@ offline at import: the bundled model cost map, production mode (no ``.env`` load
 error-only logging. Its own warnings are silenced while it runs so that projects with
 ``filterwarnings = error`` keep working; the HTTP clients it creates during a run are closed
 before the run's event loop ends (no unclosed-socket warnings later).
+
+Error texts and answers pass :mod:`pytest_ragcheck.redact` before anything else sees them: an
+endpoint (a proxy, a gateway) may echo the API key it was given.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from pytest_ragcheck.errors import ConfigError
 from pytest_ragcheck.judge.prompts import Prompt
 from pytest_ragcheck.judge.retry import Budget, RetryPolicy, retry_after_seconds, status_code
 from pytest_ragcheck.judge.schemas import MalformedAnswer, parse_answer
+from pytest_ragcheck.redact import redact, redact_data, remember
 
 __all__ = [
     "INSTALL_HINT",
@@ -130,6 +134,7 @@ class JudgeClient:
         self._litellm = litellm or import_litellm()
         self._semaphore = asyncio.Semaphore(concurrency)
         self._api_key = self._keyless_key()
+        remember(api_base=api_base)  # its user info and key parameters are secrets
         self._fatal: str | None = None
         self._clients_before: set[Any] = set()
         #: Requests sent, and retries among them.
@@ -197,7 +202,7 @@ class JudgeClient:
         """One validated answer; a malformed one is re-asked once. Raises :class:`CallError`."""
         content = await self._request(prompt, messages, temperature)
         try:
-            return parse_answer(prompt.kind, content)
+            return redact_data(parse_answer(prompt.kind, content))
         except MalformedAnswer as first:
             reask = [
                 *messages,
@@ -212,12 +217,12 @@ class JudgeClient:
             ]
             second_content = await self._request(prompt, reask, temperature)
             try:
-                return parse_answer(prompt.kind, second_content)
+                return redact_data(parse_answer(prompt.kind, second_content))
             except MalformedAnswer as second:
-                raise CallError(
-                    "malformed",
-                    f"malformed judge answer after one re-ask: {second} (first answer: {first})",
-                ) from None
+                message = (
+                    f"malformed judge answer after one re-ask: {second} (first answer: {first})"
+                )
+                raise CallError("malformed", redact(message)) from None
 
     async def _request(
         self, prompt: Prompt, messages: list[dict[str, str]], temperature: float
@@ -260,7 +265,7 @@ class JudgeClient:
                     if delay is None:
                         raise self._final_error(exc) from None
                     if attempt >= self.policy.attempts:
-                        reason = shorten(exc, 300)
+                        reason = _error_text(exc)
                         raise CallError(
                             "failed", f"judge call failed after {attempt} attempts: {reason}"
                         ) from None
@@ -306,7 +311,7 @@ class JudgeClient:
                 "UnsupportedParamsError",
             ),
         )
-        text = shorten(exc, 300)
+        text = _error_text(exc)
         if (
             isinstance(exc, fatal_types)
             or status in (401, 403, 404)
@@ -319,6 +324,12 @@ class JudgeClient:
             self._fatal = f"the judge cannot be used ({text}); {hint}"
             return CallError("fatal", self._fatal)
         return CallError("failed", f"judge call failed: {text}")
+
+
+def _error_text(exc: BaseException) -> str:
+    """The error on one line, without any API key the endpoint echoed (redacted before it is
+    shortened, so no cut-off piece of a key is left)."""
+    return shorten(redact(str(exc)), 300)
 
 
 def _classes(module: ModuleType, names: tuple[str, ...]) -> tuple[type[BaseException], ...]:

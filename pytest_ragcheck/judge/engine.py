@@ -64,7 +64,7 @@ def compute_judge_metrics(
     Raises :class:`ConfigError` when verdicts must be requested but no model is configured
     or litellm is not installed; every other failure ends up in the returned run.
     """
-    specs = [s for s in specs if s.kind == "judge"]
+    specs = [s for s in specs if s.metric.prompt is not None]  # judge_kappa & co.: no calls
     run = JudgeRun(
         budget_limit=settings.max_calls,
         cache_dir=str(settings.cache_dir) if settings.cache_dir is not None else None,
@@ -97,7 +97,7 @@ def compute_judge_metrics(
 
     run.missing = sum(1 for job in jobs if job.answer is None)
     run.budget_missing = sum(1 for job in jobs if job.error_kind == "budget")
-    scorer = Scorer(run, samples=settings.samples)
+    scorer = Scorer(run, samples=settings.samples, abstain=settings.disagreement == "abstain")
     for item in items:
         for plan in plans[item.case_id]:
             scorer.score(item.case_id, plan)

@@ -74,11 +74,34 @@ class JudgeRun:
     cache_dir: str | None = None
     #: (case id, line) for failures other than offline misses and the budget.
     other_errors: list[tuple[str, str]] = field(default_factory=list)
+    #: ``judge_samples`` >= 2: distinct judged items with every sample answered, those whose
+    #: samples all agree, and those left out because they disagree (``"abstain"``).
+    sampled: int = 0
+    agreeing: int = 0
+    abstained: int = 0
 
     def add_error(self, case_id: str, line: str) -> None:
         lines = self.errors.setdefault(case_id, [])
         if line not in lines:
             lines.append(line)
+
+    def summary(self) -> dict[str, Any]:
+        """What the reports show of the run (JSON data): counts, the failure, the warnings."""
+        found: dict[str, Any] = {
+            "calls": self.calls,
+            "cached": self.cached,
+            "missing": self.missing,
+            "failure": self.failure_summary(),
+            # corrupt cache entries that were judged again, a cache folder that cannot be written
+            "warnings": list(self.warnings),
+        }
+        if self.sampled:
+            found["samples"] = {
+                "items": self.sampled,
+                "agreeing": self.agreeing,
+                "abstained": self.abstained,
+            }
+        return found
 
     def failure_summary(self) -> str | None:
         """One paragraph for the user when any judge metric value is missing, else ``None``."""

@@ -1,7 +1,11 @@
 """Turning a judge run's answers into metric values, per-chunk details and error lines.
 
 Verdicts shared by several metrics or cases are summarised once; each metric's value is its
-registry formula (``Metric.formula``) over the per-chunk values in rank order.
+registry formula (``Metric.formula``) over the per-chunk values in rank order. With
+``judge_samples`` >= 2 every distinct judged item is tallied once (do its samples all
+agree?), and with ``judge_disagreement="abstain"`` an item whose samples disagree is left out
+of the formula (marked ``abstained`` in the details); a case whose every item was left out has
+no value for the metric.
 """
 
 from __future__ import annotations
@@ -18,11 +22,13 @@ __all__ = ["Scorer"]
 class Scorer:
     """Turns planned judgments into values, details and error lines for one run."""
 
-    def __init__(self, run: JudgeRun, *, samples: int) -> None:
+    def __init__(self, run: JudgeRun, *, samples: int, abstain: bool = False) -> None:
         self.run = run
         self.samples = samples
+        self.abstain = abstain and samples > 1
         self._reported: set[tuple[str, str]] = set()
         self._summaries: dict[int, tuple[dict[str, Any], float]] = {}
+        self._tallied: set[int] = set()
 
     def _fail(self, case_id: str, metric: str, where: str, job: Job) -> None:
         line = f"{metric}: {where}: {job.error}"
@@ -69,9 +75,10 @@ class Scorer:
             summary, value = self._summary(judgment)
             entry = {"rank": rank, **summary}
             entries.append(entry)
-            values.append(value)
+            if not summary.get("abstained"):
+                values.append(value)
         details[name] = entries
-        if ok:
+        if ok and (values or not entries):
             formula = scoring.formula(plan.spec.metric.formula)
             self.run.values.setdefault(case_id, {})[name] = formula(values)
 
@@ -83,6 +90,18 @@ class Scorer:
             found = self._aggregate(judgment)
             self._summaries[id(judgment)] = found
         return found
+
+    def _tally(self, judgment: Judgment, spread: float) -> bool:
+        """Count one judged item's samples (once per item); True when it is left out."""
+        disagree = spread > 0
+        if id(judgment) not in self._tallied:
+            self._tallied.add(id(judgment))
+            self.run.sampled += 1
+            if not disagree:
+                self.run.agreeing += 1
+            elif self.abstain:
+                self.run.abstained += 1
+        return disagree and self.abstain
 
     def _aggregate(self, judgment: Judgment) -> tuple[dict[str, Any], float]:
         answers = judgment.answers
@@ -108,6 +127,8 @@ class Scorer:
         entry["cached"] = judgment.cached
         if self.samples > 1:
             entry["spread"] = scoring.spread(numbers)
+            if self._tally(judgment, entry["spread"]):
+                entry["abstained"] = True
         return entry, value
 
     def _score_claims(self, case_id: str, plan: Plan) -> None:
@@ -125,6 +146,7 @@ class Scorer:
             return
         formula = scoring.formula(plan.spec.metric.formula)
         recalls = [formula([c["attributed"] for c in a["claims"]]) for a in judgment.answers]
+        abstained = self.samples > 1 and self._tally(judgment, scoring.spread(recalls))
         entries: list[dict[str, Any]] = []
         for index, claim in enumerate(judgment.answers[0]["claims"], 1):
             entry: dict[str, Any] = {
@@ -137,6 +159,9 @@ class Scorer:
             if self.samples > 1:
                 entry["samples"] = recalls
                 entry["spread"] = scoring.spread(recalls)
+            if abstained:
+                entry["abstained"] = True
             entries.append(entry)
         details[name] = entries
-        self.run.values.setdefault(case_id, {})[name] = scoring.mean(recalls)
+        if not abstained:
+            self.run.values.setdefault(case_id, {})[name] = scoring.mean(recalls)

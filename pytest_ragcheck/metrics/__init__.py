@@ -2,7 +2,8 @@
 
 Conventions are trec_eval's. A document is *relevant* when its grade is >= 1 (0 and negative
 grades are "judged, not relevant"); ``R`` is the number of relevant documents of a query; a query
-with ``R == 0`` scores 0 on every metric. ``k=None`` means the whole ranking.
+with ``R == 0`` scores 0 on every metric but ``judged`` (ir_measures' Judged@k, the share of the
+top k that have any judgment). ``k=None`` means the whole ranking.
 
 The pure functions (``hit_rate`` ... ``r_precision``, :mod:`.reference`) are simple loops with
 no numpy, an independent reference for the engine. ``evaluate_run`` / ``evaluate_rankings``
@@ -35,6 +36,7 @@ from pytest_ragcheck.metrics.reference import (
     f1,
     hit_rate,
     hit_rate_granular,
+    judged,
     map,
     metric_function,
     mrr,
@@ -61,6 +63,7 @@ __all__ = [
     "f1",
     "hit_rate",
     "hit_rate_granular",
+    "judged",
     "latency_percentiles",
     "map",
     "metric_function",

@@ -31,6 +31,8 @@ FloatArray: TypeAlias = npt.NDArray[np.float64]
 
 #: Column methods that need each query's ideal ranking (the relevant grades, best first).
 _IDEAL_HOOKS = frozenset({"ndcg", "ndcg_exp"})
+#: Column methods defined for a query with nothing relevant (the others are 0 for it).
+_ANY_QUERY_HOOKS = frozenset({"judged"})
 
 
 def evaluate_blocks(
@@ -64,6 +66,7 @@ def evaluate_blocks(
             offset=start,
             depth_cap=depth_cap,
             ideal_cap=ideal_cap,
+            want_judged=any(s.metric.engine == "judged" for s in specs),
         )
         for name, arr in _compute(block, specs).items():
             out[name][start:stop] = arr
@@ -71,7 +74,8 @@ def evaluate_blocks(
 
 
 def _compute(block: GradedBlock, specs: Sequence[MetricSpec]) -> dict[str, FloatArray]:
-    """Every requested metric from the one graded matrix (0 for a query with R == 0)."""
+    """Every requested metric from the one graded matrix (0 for a query with R == 0, but for
+    the hooks that are defined without a relevant document)."""
     columns = _Columns(block, specs)
     has_rel = block.n_rel > 0
     results: dict[str, FloatArray] = {}
@@ -80,7 +84,8 @@ def _compute(block: GradedBlock, specs: Sequence[MetricSpec]) -> dict[str, Float
         if hook is None:  # pragma: no cover - guarded by evaluate_run's spec check
             raise AssertionError(spec.base)
         method = cast(Callable[[int | None], FloatArray], getattr(columns, hook))
-        results[spec.name] = np.where(has_rel, method(spec.k), 0.0)
+        values = method(spec.k)
+        results[spec.name] = values if hook in _ANY_QUERY_HOOKS else np.where(has_rel, values, 0.0)
     return results
 
 
@@ -196,6 +201,15 @@ class _Columns:
 
     def ndcg_exp(self, k: int | None) -> FloatArray:
         return self._ndcg(k, "ndcg_exp", exp=True)
+
+    def judged(self, k: int | None) -> FloatArray:
+        """Documents with a judgment in the top k / documents in the top k (Judged@k)."""
+        marks = self.block.judged
+        if marks is None:  # pragma: no cover - build_block marks whenever judged is asked
+            raise AssertionError("judged needs the block's judgment marks")
+        counts = marks[:, : self._col(k) + 1].sum(axis=1)
+        lengths = self.block.lengths
+        return self._ratio(counts, lengths if k is None else np.minimum(lengths, k))
 
     def r_precision(self, k: int | None) -> FloatArray:
         """Precision at rank R; ``k`` is ignored (the metric has no cutoff)."""

@@ -20,9 +20,10 @@ import numpy.typing as npt
 
 from pytest_ragcheck.metrics.reference import _grade, rank_scores
 
-__all__ = ["GradedBlock", "IntArray", "build_block"]
+__all__ = ["BoolArray", "GradedBlock", "IntArray", "build_block"]
 
 IntArray: TypeAlias = npt.NDArray[np.int64]
+BoolArray: TypeAlias = npt.NDArray[np.bool_]
 
 _MINUS_ONE = repeat(-1)
 _ZERO = repeat(0)
@@ -40,6 +41,8 @@ class GradedBlock:
     n_rel: IntArray
     #: Relevant grades of each query, best first, padded with 0 (one column unless nDCG asks).
     ideal: IntArray
+    #: Whether the document at each rank has a judgment of any grade (only when asked for).
+    judged: BoolArray | None = None
 
 
 def build_block(
@@ -51,8 +54,12 @@ def build_block(
     offset: int,
     depth_cap: int | None,
     ideal_cap: int | None,
+    want_judged: bool = False,
 ) -> GradedBlock:
-    """Gather one block; ``depth_cap``/``ideal_cap`` bound the columns (None = all)."""
+    """Gather one block; ``depth_cap``/``ideal_cap`` bound the columns (None = all).
+
+    ``want_judged`` also marks the ranks whose document has a judgment (for ``judged``).
+    """
     gather = _gather_scores if by_score else _gather_lists
     # Grades are usually small non-negative ints: gather them into bytearrays (no Python
     # int list, no conversion pass). A grade outside 0..255 (or not an int) makes
@@ -81,13 +88,21 @@ def build_block(
     width = max(int(lens.max()), 1)
     depth = width if depth_cap is None else min(width, depth_cap)
 
+    marks: BoolArray | None = None
     if by_score:
-        graded = _rank_by_score(values, rels, found, lens, width, depth, labels, offset)
+        flags = _judged_flags(values, rels) if want_judged else None
+        graded, marks = _rank_by_score(
+            values, rels, found, lens, width, depth, labels, offset, flags
+        )
     else:
         graded = np.zeros((rows, depth), dtype=np.int64)
         pos_flat = np.fromiter(found, dtype=np.int64, count=len(found))
-        hit = relevant & (pos_flat >= 0) & (pos_flat < depth)
+        inside = (pos_flat >= 0) & (pos_flat < depth)
+        hit = relevant & inside
         graded[query_of[hit], pos_flat[hit]] = grades_flat[hit]
+        if want_judged:
+            marks = np.zeros((rows, depth), dtype=np.bool_)
+            marks[query_of[inside], pos_flat[inside]] = True
 
     # relevant grades of each query, best first, for the ideal DCG (only when nDCG is asked)
     ideal_width = max(int(n_rel.max()), 1) if ideal_cap != 0 else 1
@@ -99,7 +114,7 @@ def build_block(
         ideal = -np.sort(-ideal, axis=1)
         if ideal_cap is not None:
             ideal = ideal[:, :ideal_cap]
-    return GradedBlock(graded, lens, n_rel, ideal)
+    return GradedBlock(graded, lens, n_rel, ideal, marks)
 
 
 def _label(labels: Sequence[str] | None, i: int) -> str:
@@ -219,6 +234,14 @@ def _gather_scores(
         dense_ext(bmap(rel.get, ranking, zero))
 
 
+def _judged_flags(values: list[Any], rels: list[Mapping[str, int]]) -> bytearray:
+    """For ``{doc: score}`` rankings: 1 for each retrieved doc with a judgment, in mapping order."""
+    flags = bytearray()
+    for ranking, rel in zip(values, rels, strict=True):
+        flags.extend(map(rel.__contains__, ranking))
+    return flags
+
+
 def _pad_index(lens: IntArray) -> tuple[IntArray, IntArray]:
     """(row, column) of each element when rows of these lengths are laid in a matrix."""
     starts = np.cumsum(lens) - lens
@@ -277,13 +300,15 @@ def _rank_by_score(
     depth: int,
     labels: list[str] | None,
     offset: int,
-) -> IntArray:
-    """Grades in rank order (first ``depth`` ranks) for ``{doc: score}`` rankings.
+    flags: bytearray | None = None,
+) -> tuple[IntArray, BoolArray | None]:
+    """Grades in rank order (first ``depth`` ranks) for ``{doc: score}`` rankings, and with
+    ``flags`` (see :func:`_judged_flags`) whether each ranked doc has a judgment.
 
     numpy sorts every row by its float32 scores (see :func:`rank_scores`); it knows nothing of
     doc ids, so a row where tied scores could change the result (a tie between docs of
-    different grades within the first ``depth`` ranks, or a tie across the cut) is re-ranked
-    exactly by :func:`rank_scores`.
+    different grades, or judged and unjudged docs, within the first ``depth`` ranks, or a tie
+    across the cut) is re-ranked exactly by :func:`rank_scores`.
     """
     total = int(lens.sum())
     scores_flat = _scores_float32(values)
@@ -299,33 +324,47 @@ def _rank_by_score(
         grades_flat = np.fromiter(dense, dtype=np.int64, count=total)
         np.maximum(grades_flat, 0, out=grades_flat)  # negative grades count as 0
     rows = len(lens)
+    flags_flat = None if flags is None else np.frombuffer(flags, dtype=np.uint8).astype(np.bool_)
+    marks: BoolArray | None = None
     if rows * width == total:  # every ranking has the same length
         scores = scores_flat.reshape(rows, width)
         grades = grades_flat.reshape(rows, width)
+        if flags_flat is not None:
+            marks = flags_flat.reshape(rows, width)
     else:
         at = _pad_index(lens)
         scores = np.full((rows, width), np.nan, dtype=np.float32)  # sorts last, never ties
         scores[at] = scores_flat
         grades = np.zeros((rows, width), dtype=grades_flat.dtype)
         grades[at] = grades_flat
+        if flags_flat is not None:
+            marks = np.zeros((rows, width), dtype=np.bool_)
+            marks[at] = flags_flat
     # runs are often written best first: then the rows need no sorting at all
     in_order = scores[:, 1:] <= scores[:, :-1]
     in_order |= np.isnan(scores[:, 1:])  # padding after a shorter ranking
     if in_order.all():
         ranked_scores = scores[:, : depth + 1]
         graded: IntArray = grades[:, :depth].astype(np.int64)
+        judged = None if marks is None else marks[:, :depth].copy()
     else:
         order = np.argsort(-scores, axis=1)[:, : depth + 1]
         ranked_scores = np.take_along_axis(scores, order, axis=1)
         graded = np.take_along_axis(grades, order[:, :depth], axis=1).astype(np.int64)
-    # rows to redo: a tie between different grades inside the top ``depth``, or any tie across
-    # the cut (a doc from below it may belong above it)
+        judged = None if marks is None else np.take_along_axis(marks, order[:, :depth], axis=1)
+    # rows to redo: a tie between docs that differ (grade, or judged or not) inside the top
+    # ``depth``, or any tie across the cut (a doc from below it may belong above it)
     tie = ranked_scores[:, 1:] == ranked_scores[:, :-1]
-    risky = (tie[:, : depth - 1] & (graded[:, 1:] != graded[:, :-1])).any(axis=1)
+    differ = graded[:, 1:] != graded[:, :-1]
+    if judged is not None:
+        differ |= judged[:, 1:] != judged[:, :-1]
+    risky = (tie[:, : depth - 1] & differ).any(axis=1)
     if tie.shape[1] >= depth:
         risky |= tie[:, depth - 1]
     for row in np.flatnonzero(risky).tolist():
         rel = rels[row]
         ordered = rank_scores(values[row])[:depth]
         graded[row, : len(ordered)] = [max(rel.get(doc, 0), 0) for doc in ordered]
-    return graded
+        if judged is not None:
+            judged[row, : len(ordered)] = [doc in rel for doc in ordered]
+    return graded, judged

@@ -267,6 +267,18 @@ def r_precision(retrieved: Sequence[str], relevance: Relevance, k: int | None = 
     return sum(1 for doc in docs[:n_rel] if grades.get(doc, 0) >= 1) / n_rel
 
 
+def judged(retrieved: Sequence[str], relevance: Relevance, k: int | None = None) -> float:
+    """Share of the top k that have a judgment of any grade, 0 and negative included.
+
+    ir_measures' ``Judged@k``: the denominator is the number of documents in the top k
+    (``min(k, retrieved)``), not k; 0.0 when nothing was retrieved. Unlike the other metrics
+    it does not need a relevant document: a query judged all-0 still has judged documents.
+    """
+    docs, grades, _, _ = _prepare(retrieved, relevance, k)
+    top = docs if k is None else docs[:k]
+    return sum(1 for doc in top if doc in grades) / len(top) if top else 0.0
+
+
 def metric_function(base: str) -> MetricFunction:
     """The pure function of a rank metric (``"mrr"`` -> :func:`mrr`), as the registry declares."""
     name = METRICS[base].reference

@@ -48,10 +48,11 @@ def make_progress(config: pytest.Config, nodeid: str) -> Progress | None:
 def _document(config: pytest.Config, records: list[dict[str, Any]]) -> dict[str, Any]:
     document = config.stash.get(_DOCUMENT, None)
     if document is None or len(document["tests"]) != len(records):
+        from pytest_ragcheck.redact import redact_data
         from pytest_ragcheck.report.document import build_document, run_info
 
         run = run_info(rootdir=str(config.rootpath), pytest_version=pytest.__version__)
-        document = build_document(records, run=run)
+        document = redact_data(build_document(records, run=run))  # every output renders this
         config.stash[_DOCUMENT] = document
     return document
 
@@ -87,7 +88,9 @@ def terminal_summary(
 
 
 def _say(config: pytest.Config, level: str, text: str) -> None:
-    config.stash.setdefault(MESSAGES, []).append((level, text))
+    from pytest_ragcheck.redact import redact
+
+    config.stash.setdefault(MESSAGES, []).append((level, redact(text)))
 
 
 def write_reports(

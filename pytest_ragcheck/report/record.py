@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from pytest_ragcheck.redact import redact_data
+
 if TYPE_CHECKING:
     from pytest_ragcheck.config import Settings
     from pytest_ragcheck.policy import Verdict
@@ -243,4 +245,4 @@ def junit_properties(record: Mapping[str, Any]) -> list[tuple[str, object]]:
         if check.get("allowed") is not None:
             props.append((f"{name}.allowed", round(check["allowed"], 6)))
         props.append((f"{name}.status", check.get("status", "pass")))
-    return props
+    return redact_data(props)

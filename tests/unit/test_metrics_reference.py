@@ -281,6 +281,20 @@ def test_matches_ir_measures(ours, ir, name):
     _compare(ours[name], ir, name, f"ir_measures {name}")
 
 
+@pytest.mark.parametrize("k", CUTOFFS)
+def test_judged_matches_ir_measures_judged(ours, k):
+    """ir_measures' Judged@k (its own provider): judged documents in the top k / documents in
+    the top k, 0 and negative grades counting as judged. It skips queries without judgments
+    and divides by zero on an empty ranking, so those are left out; ours scores them 0."""
+    from ir_measures import Judged, iter_calc
+
+    measure = Judged if k is None else Judged @ k
+    qrels = {c.qid: c.grades for c in CASES if c.grades}
+    run = {c.qid: c.scores() for c in CASES if c.ranking}
+    theirs = {m.query_id: {"judged": m.value} for m in iter_calc([measure], qrels, run)}
+    _compare(ours[_name("judged", k)], theirs, "judged", f"Judged@{k}")
+
+
 # ---- ranx -----------------------------------------------------------------------------------
 
 RANX_CASES = [c for c in CASES if c.ranking and c.grades][:300]

@@ -20,7 +20,9 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
 TABLE = re.compile(r"<!-- metrics-table:[^\n]*-->\n(.*?)<!-- /metrics-table -->", re.DOTALL)
 
 RANK = metrics_of_kind("rank")
-JUDGE = metrics_of_kind("judge")
+#: Judge metrics that ask the judge, and the statistics over their verdicts (no prompt).
+JUDGE = tuple(m for m in metrics_of_kind("judge") if m.prompt is not None)
+STATISTICS = tuple(m for m in metrics_of_kind("judge") if m.prompt is None)
 LATENCY = metrics_of_kind("latency")
 
 
@@ -48,7 +50,7 @@ def test_the_docs_table_lists_exactly_the_registered_metrics():
 
 
 def test_every_metric_is_one_complete_declaration():
-    assert len(METRICS) == len(RANK) + len(JUDGE) + len(LATENCY)
+    assert len(METRICS) == len(RANK) + len(JUDGE) + len(STATISTICS) + len(LATENCY)
     for metric in METRICS.values():
         assert METRICS[metric.name] is metric
         assert metric.description
@@ -60,10 +62,22 @@ def test_every_metric_is_one_complete_declaration():
     for metric in JUDGE:
         assert "texts" in metric.needs
         assert (metric.reference, metric.engine, metric.quantile) == (None, None, None)
+    for metric in STATISTICS:
+        assert "texts" in metric.needs
+        assert (metric.reference, metric.engine, metric.formula, metric.quantile) == (None,) * 4
+        assert (metric.cutoff, metric.snapshot) == (False, False)
+        assert metric.floor_hint.startswith("the judge, not the retriever, is the problem")
     for metric in LATENCY:
         assert metric.quantile is not None
         assert 0.0 < metric.quantile <= 1.0
         assert (metric.higher_is_better, metric.cutoff, metric.needs) == (False, False, set())
+        assert not metric.snapshot  # a baseline never stores timings
+    # baselines store what describes the retriever: not the labels' coverage (judged)
+    assert {m.name for m in METRICS.values() if not m.snapshot} == {
+        "judged",
+        *(m.name for m in STATISTICS),
+        *(m.name for m in LATENCY),
+    }
 
 
 @pytest.mark.parametrize("metric", RANK, ids=lambda m: m.name)
@@ -89,7 +103,7 @@ def test_non_rank_metrics_have_no_pure_function():
 
 def test_name_lists_and_specs_derive_from_the_registry():
     assert tuple(m.name for m in RANK) == names.RANK_METRICS
-    assert tuple(m.name for m in JUDGE) == names.JUDGE_METRICS
+    assert tuple(m.name for m in (*JUDGE, *STATISTICS)) == names.JUDGE_METRICS
     assert tuple(m.name for m in LATENCY) == names.LATENCY_METRICS
     assert names.all_metric_names() == tuple(METRICS)
     assert names.DEFAULT_METRICS == ("hit_rate", "mrr", "precision", "recall", "map", "ndcg")
