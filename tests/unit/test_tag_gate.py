@@ -1,0 +1,83 @@
+"""``per_tag=True``: its keywords, and each tag gated on its own, Holm-corrected across tags."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+import pytest
+from baseline_data import make_result, settings, stored
+
+from pytest_ragcheck.compare import compare_with_baseline
+from pytest_ragcheck.config import build_settings
+from pytest_ragcheck.errors import ConfigError
+from pytest_ragcheck.result import Result
+from pytest_ragcheck.tag_gate import split_tag, tag_check_name, tag_checks
+
+
+def test_min_tag_cases_is_a_keyword_not_a_floor() -> None:
+    chosen = build_settings({"per_tag": True, "min_tag_cases": 3, "metrics": ["mrr"]})
+    assert (chosen.per_tag, chosen.min_tag_cases) == (True, 3)
+    assert chosen.thresholds == ()
+    assert (build_settings({}).per_tag, build_settings({}).min_tag_cases) == (False, 10)
+
+
+@pytest.mark.parametrize(
+    ("marker", "message"),
+    [
+        ({"per_tag": "yes"}, "per_tag must be True or False, got 'yes'"),
+        ({"min_tag_cases": 0}, "min_tag_cases"),
+    ],
+)
+def test_bad_per_tag_keywords_are_clear(marker: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        build_settings(marker)
+
+
+def test_check_names_round_trip() -> None:
+    name = tag_check_name("mrr@10", "pricing [eu]")
+    assert name == "mrr@10 [tag pricing [eu]]"
+    assert split_tag(name) == ("mrr@10", "pricing [eu]")
+    assert split_tag("mrr@10") == ("mrr@10", None)
+
+
+def tagged(values: Mapping[str, float], tags: Mapping[str, tuple[str, ...]]) -> Result:
+    result = make_result({i: {"mrr@10": v} for i, v in values.items()})
+    cases = [dataclasses.replace(c, tags=tags.get(c.id, ())) for c in result.cases]
+    return dataclasses.replace(result, cases=cases)
+
+
+PRICING = {f"p{i}": ("pricing",) for i in range(1, 11)}
+SHIPPING = {f"s{i}": ("shipping",) for i in range(1, 21)}
+
+
+def test_a_drop_in_one_tag_regresses_that_tag_only() -> None:
+    base_values = {**dict.fromkeys(PRICING, 1.0), **dict.fromkeys(SHIPPING, 1.0)}
+    # Pricing halves; the overall mean moves by 0.167, within a 0.2 tolerance.
+    now_values = {**dict.fromkeys(PRICING, 0.5), **dict.fromkeys(SHIPPING, 1.0)}
+    tags = {**PRICING, **SHIPPING}
+    now = tagged(now_values, tags)
+    marker = {"per_tag": True, "tolerance": 0.2}
+    comparison = compare_with_baseline(now, stored(tagged(base_values, tags)), settings(**marker))
+    pricing = comparison.checks["mrr@10 [tag pricing]"]
+    assert comparison.checks["mrr@10"].status == "pass"
+    assert pricing.status == "regressed"
+    assert (pricing.baseline, pricing.current) == (1.0, 0.5)
+    # Ten of ten cases dropped: p = 2**-10; Holm over the two tags doubles the smaller p.
+    assert pricing.p_value == pytest.approx(2 * 2.0**-10)
+    assert comparison.checks["mrr@10 [tag shipping]"].status == "pass"
+    assert comparison.regressed == ["mrr@10 [tag pricing]"]
+
+
+def test_tags_below_min_tag_cases_are_said_plainly() -> None:
+    result = tagged({"p1": 1.0, "p2": 1.0, "s1": 1.0}, {"p1": ("pricing",), "p2": ("pricing",)})
+    checks, notes = tag_checks(result, settings(per_tag=True, min_tag_cases=3))
+    assert checks == {}
+    assert notes == [
+        "per_tag=True: no tag has at least 3 evaluated cases (min_tag_cases; the largest, "
+        "'pricing', has 2); only the overall metrics are gated"
+    ]
+    _, untagged = tag_checks(tagged({"a": 1.0}, {}), settings(per_tag=True))
+    assert untagged == [
+        "per_tag=True: no evaluated case has a tag; only the overall metrics are gated"
+    ]
