@@ -13,8 +13,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from pytest_ragcheck.concurrency import AUTO, Concurrency
 from pytest_ragcheck.errors import ConfigError, did_you_mean
 from pytest_ragcheck.names import DEFAULT_METRICS, MetricSpec, parse_metric
+from pytest_ragcheck.threads import MAX_TIMEOUT
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -36,9 +38,9 @@ DEFAULT_TOLERANCE = 0.02
 DEFAULT_SIGNIFICANCE = 0.05
 #: ``per_tag=True`` gates tags with at least this many cases.
 DEFAULT_MIN_TAG_CASES = 10
-#: Threads (or concurrent coroutines) used to call the retriever; suits I/O-bound retrievers.
-#: Use ``concurrency=1`` for a CPU-bound local model.
-DEFAULT_CONCURRENCY = 16
+#: Retriever calls at once: ``"auto"`` measures the first calls and runs CPU-bound retrievers
+#: serially, I/O-bound and async ones 16 at a time (see :mod:`pytest_ragcheck.concurrency`).
+DEFAULT_CONCURRENCY: Concurrency = AUTO
 #: Seconds one retriever call may take before the case is recorded as timed out.
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_JUDGE_CONCURRENCY = 8
@@ -109,7 +111,7 @@ class Defaults:
     """Values that come from the command line or the ini file (the marker overrides them)."""
 
     tolerance: float = DEFAULT_TOLERANCE
-    concurrency: int = DEFAULT_CONCURRENCY
+    concurrency: Concurrency = DEFAULT_CONCURRENCY
     significance: float | None = DEFAULT_SIGNIFICANCE
     judge: JudgeSettings = field(default_factory=JudgeSettings)
 
@@ -132,7 +134,7 @@ class Settings:
     baseline: bool = True
     tags: tuple[str, ...] | None = None
     split: str | None = None
-    concurrency: int = DEFAULT_CONCURRENCY
+    concurrency: Concurrency = DEFAULT_CONCURRENCY
     timeout: float | None = DEFAULT_TIMEOUT
     on_error: OnError = "fail"
     empty: Empty = "error"
@@ -167,7 +169,10 @@ def _valid_keywords_text() -> str:
 def _number(name: str, value: object, *, lo: float | None = None, hi: float | None = None) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ConfigError(f"{name} must be a number, got {type(value).__name__}: {value!r}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int too large for a float (repr(value) may fail too)
+        raise ConfigError(f"{name} must be a finite number, got an integer too large") from None
     if math.isnan(number) or math.isinf(number):
         raise ConfigError(f"{name} must be a finite number, got {value!r}")
     if lo is not None and number < lo:
@@ -187,6 +192,18 @@ def _int(name: str, value: object, *, lo: int) -> int:
     return value
 
 
+def _concurrency(value: object) -> Concurrency:
+    """``"auto"`` or a number of workers (an explicit number always wins)."""
+    if isinstance(value, str) and value.strip().lower() == AUTO:
+        return AUTO
+    if isinstance(value, str):
+        raise ConfigError(
+            f"concurrency must be 'auto' or an integer >= 1, got {value!r}"
+            + did_you_mean(value.strip().lower(), [AUTO])
+        )
+    return _int("concurrency", value, lo=1)
+
+
 def _choice(name: str, value: object, choices: Sequence[str]) -> str:
     if value not in choices:
         raise ConfigError(
@@ -194,6 +211,19 @@ def _choice(name: str, value: object, choices: Sequence[str]) -> str:
             + (did_you_mean(value, choices) if isinstance(value, str) else "")
         )
     return str(value)
+
+
+def _timeout(name: str, value: object) -> float:
+    """Seconds, > 0 and no more than a thread can wait (a larger number overflows)."""
+    seconds = _number(name, value, lo=0.0)
+    if seconds == 0.0:
+        raise ConfigError(f"{name} must be > 0 seconds (or None for no timeout)")
+    if seconds > MAX_TIMEOUT:
+        raise ConfigError(
+            f"{name} must be at most {MAX_TIMEOUT:.0f} seconds, got {value!r}; "
+            "use None for no timeout"
+        )
+    return seconds
 
 
 def _str_list(name: str, value: object) -> tuple[str, ...]:
@@ -320,11 +350,9 @@ def build_settings(
     split = kw.get("split")
     if split is not None and not isinstance(split, str):
         raise ConfigError(f"split must be a string, got {split!r}")
-    concurrency = _int("concurrency", kw.get("concurrency", defaults.concurrency), lo=1)
+    concurrency = _concurrency(kw.get("concurrency", defaults.concurrency))
     timeout_raw = kw.get("timeout", DEFAULT_TIMEOUT)
-    timeout = None if timeout_raw is None else _number("timeout", timeout_raw, lo=0.0)
-    if timeout == 0.0:
-        raise ConfigError("timeout must be > 0 seconds (or None for no timeout)")
+    timeout = None if timeout_raw is None else _timeout("timeout", timeout_raw)
     on_error = _choice("on_error", kw.get("on_error", "fail"), ("fail", "zero"))
     empty = _choice("empty", kw.get("empty", "error"), ("error", "skip", "zero"))
     id_key = kw.get("id_key")
@@ -365,7 +393,9 @@ def _judge_settings(kw: Mapping[str, Any], base: JudgeSettings) -> JudgeSettings
     max_calls_raw = kw.get("judge_max_calls", base.max_calls)
     max_calls = None if max_calls_raw is None else _int("judge_max_calls", max_calls_raw, lo=0)
     concurrency = _int("judge_concurrency", kw.get("judge_concurrency", base.concurrency), lo=1)
-    timeout = _number("judge_timeout", kw.get("judge_timeout", base.timeout), lo=0.001)
+    timeout = _number(
+        "judge_timeout", kw.get("judge_timeout", base.timeout), lo=0.001, hi=MAX_TIMEOUT
+    )
     return replace(
         base,
         model=model,

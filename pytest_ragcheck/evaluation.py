@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from pytest_ragcheck.golden import GoldenCase, GoldenSet
     from pytest_ragcheck.hits import Hit, SpanMatch
     from pytest_ragcheck.names import MetricSpec
-    from pytest_ragcheck.runner import RetrievalOutcome
+    from pytest_ragcheck.runner import RetrievalOutcome, RetrievalRun
 
 __all__ = ["Progress", "evaluate_golden"]
 
@@ -48,7 +48,6 @@ def evaluate_golden(
 ) -> Result:
     """Run ``retriever`` on every case of ``golden`` and compute ``settings.metrics``."""
     from pytest_ragcheck import metrics as metric_fns
-    from pytest_ragcheck.runner import RunOptions, run_retriever
 
     golden = _select(golden, settings)
     if len(golden) == 0:
@@ -72,21 +71,8 @@ def evaluate_golden(
             "relevant document and empty='skip' skips them"
         )
 
-    def retrieval_progress(done: int, total: int) -> None:
-        if progress is not None:
-            progress("retrieve", done, total)
-
-    outcomes = run_retriever(
-        retriever,
-        [c.query for c in to_run],
-        RunOptions(
-            k=settings.k,
-            concurrency=settings.concurrency,
-            timeout=settings.timeout,
-            id_key=settings.id_key,
-        ),
-        progress=retrieval_progress if progress is not None else None,
-    )
+    run, retrieval = _retrieve(retriever, to_run, golden.source, settings, progress)
+    outcomes = run.outcomes
 
     rank_specs = [s for s in settings.metrics if s.kind == "rank"]
     by_id: dict[str, CaseResult] = {}
@@ -111,7 +97,7 @@ def evaluate_golden(
                 case_result.values[spec.name] = float(values[spec.name][i])
         _apply_span_recall(scored, span_matches, rank_specs)
 
-    info: dict[str, Any] = {}
+    info: dict[str, Any] = {"retrieval": retrieval}
     judge_specs = [s for s in settings.metrics if s.kind == "judge"]
     if judge_specs:
         info["judge"] = _run_judge(to_run, by_id, judge_specs, settings, progress)
@@ -142,6 +128,39 @@ def evaluate_golden(
         info=info,
         golden=golden,
     )
+
+
+def _retrieve(
+    retriever: Any,
+    cases: Sequence[GoldenCase],
+    source: str,
+    settings: Settings,
+    progress: Progress | None,
+) -> tuple[RetrievalRun, dict[str, Any]]:
+    """Ask the retriever for the largest cutoff the metrics need, once per case; the facts
+    about the run (depth, concurrency, ids that match nothing) go to ``info["retrieval"]``."""
+    from pytest_ragcheck.retrieval import check_golden_numbers, requested_depth, retrieval_info
+    from pytest_ragcheck.runner import RunOptions, run_cases
+
+    check_golden_numbers(cases, settings.metrics, source=source)
+    depth = requested_depth(settings.metrics)
+
+    def retrieval_progress(done: int, total: int) -> None:
+        if progress is not None:
+            progress("retrieve", done, total)
+
+    run = run_cases(
+        retriever,
+        [c.query for c in cases],
+        RunOptions(
+            k=depth,
+            concurrency=settings.concurrency,
+            timeout=settings.timeout,
+            id_key=settings.id_key,
+        ),
+        progress=retrieval_progress if progress is not None else None,
+    )
+    return run, retrieval_info(run, cases, settings.metrics, depth)
 
 
 def _case_result(

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numbers
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import ItemsView, Iterable, KeysView, Mapping, Sequence, Set
+from dataclasses import dataclass, field
 
-from pytest_ragcheck.ids import as_id
+from pytest_ragcheck.ids import IdError, as_id
 
 __all__ = [
     "ACCEPTED_HIT_SHAPES",
@@ -35,15 +35,23 @@ ACCEPTED_HIT_SHAPES = (
 _ID_KEYS = ("id", "doc_id", "_id")
 _TEXT_KEYS = ("text", "content", "page_content")
 _META_ATTRS = ("metadata", "meta")
+#: Metadata entries kept per hit as other possible ids (for the "no id matches" hint).
+_MAX_ALTERNATIVES = 8
 
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One retrieved item: its id, its text when known, and the retriever's score if any."""
+    """One retrieved item: its id, its text when known, and the retriever's score if any.
+
+    ``alternatives`` are ``(key, value)`` pairs of the hit's metadata (and LlamaIndex's
+    ``ref_doc_id``) that could have been its id: when no retrieved id matches the golden set,
+    they tell which ``id_key`` would. They take no part in equality.
+    """
 
     id: str
     text: str | None = None
     score: float | None = None
+    alternatives: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
 
 def _snippet(obj: object, limit: int = 80) -> str:
@@ -134,11 +142,47 @@ def _first_text(container: object) -> str | None:
     return None
 
 
+def _alternatives(container: object, hit_id: str) -> tuple[tuple[str, str], ...]:
+    """Metadata values (and ``ref_doc_id``) that look like ids other than ``hit_id``."""
+    entries: list[tuple[object, object]] = []
+    for attr in _META_ATTRS:
+        meta = _get(container, attr)
+        if isinstance(meta, Mapping):
+            entries.extend(meta.items())
+    entries.append(("ref_doc_id", _get(container, "ref_doc_id")))  # LlamaIndex: source doc
+    found: list[tuple[str, str]] = []
+    for key, value in entries:
+        if not isinstance(key, str):
+            continue
+        try:
+            text = as_id(value)
+        except IdError:
+            continue
+        if text is not None and text != hit_id:
+            found.append((key, text))
+            if len(found) == _MAX_ALTERNATIVES:
+                break
+    return tuple(found)
+
+
+def _document_hit(
+    container: object,
+    id_key: str | None,
+    defaults: Sequence[str],
+    owner: object,
+    *,
+    text: str | None,
+    score: object,
+) -> Hit:
+    hit_id = _find_id(container, id_key, defaults, owner)
+    alternatives = _alternatives(container, hit_id) if id_key is None else ()
+    return Hit(hit_id, text, _as_score(score, owner), alternatives)
+
+
 def _node_hit(node: object, score: object, id_key: str | None, owner: object) -> Hit:
-    hit_id = _find_id(node, id_key, ("node_id", "id_"), owner)
     getter = getattr(node, "get_content", None)
     text = _as_text(getter()) if callable(getter) else _first_text(node)
-    return Hit(hit_id, text, _as_score(score, owner))
+    return _document_hit(node, id_key, ("node_id", "id_"), owner, text=text, score=score)
 
 
 def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
@@ -158,8 +202,8 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
     if simple is not None:
         return Hit(simple)
     if isinstance(obj, Mapping):
-        return Hit(
-            _find_id(obj, id_key, _ID_KEYS, obj), _first_text(obj), _as_score(obj.get("score"), obj)
+        return _document_hit(
+            obj, id_key, _ID_KEYS, obj, text=_first_text(obj), score=obj.get("score")
         )
     if isinstance(obj, tuple | list):
         if len(obj) != 2:
@@ -169,7 +213,10 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
             raise _shape_error(obj, f"the second item must be a score, got {type(score).__name__}")
         inner = to_hit(first, id_key=id_key)  # (id, score) or e.g. (Document, score)
         return Hit(
-            inner.id, inner.text, _as_score(score, obj) if score is not None else inner.score
+            inner.id,
+            inner.text,
+            _as_score(score, obj) if score is not None else inner.score,
+            inner.alternatives,
         )
     if isinstance(obj, bytes | bytearray | numbers.Number) or obj is None:
         raise _shape_error(obj)
@@ -180,9 +227,16 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
         return _node_hit(obj, getattr(obj, "score", None), id_key, obj)
     if hasattr(obj, "page_content") or any(hasattr(obj, key) for key in (*_ID_KEYS, "content")):
         # LangChain Document, Haystack Document, or any object with the same attributes.
-        hit_id = _find_id(obj, id_key, _ID_KEYS, obj)
-        return Hit(hit_id, _first_text(obj), _as_score(getattr(obj, "score", None), obj))
+        score = getattr(obj, "score", None)
+        return _document_hit(obj, id_key, _ID_KEYS, obj, text=_first_text(obj), score=score)
     raise _shape_error(obj)
+
+
+def _is_id(value: object) -> bool:
+    try:
+        return as_id(value) is not None
+    except IdError:  # an id all the same, only too long; reported when read as a hit
+        return True
 
 
 def _unwrap(raw: object) -> Iterable[object]:
@@ -206,11 +260,17 @@ def _unwrap(raw: object) -> Iterable[object]:
             f"the retriever returned a dict with keys {_snippet(list(raw))}, not a list of hits; "
             'a dict is accepted only as {"documents": [...]} (Haystack)'
         )
+    if isinstance(raw, Set) and not isinstance(raw, KeysView | ItemsView):
+        # A set's iteration order changes with PYTHONHASHSEED: every rank metric would too.
+        raise TypeError(
+            f"the retriever returned a {_type_name(raw)}, which has no order; hits must be "
+            "ordered: return a list in rank order (e.g. sorted by score)"
+        )
     if (
         isinstance(raw, tuple)
         and len(raw) == 2
         and isinstance(raw[1], numbers.Real)
-        and as_id(raw[0]) is not None
+        and _is_id(raw[0])
     ):
         raise TypeError(
             f"the retriever returned one (id, score) pair {_snippet(raw)}; return a list of "
@@ -228,7 +288,8 @@ def normalize_hits(raw: object, *, id_key: str | None = None) -> tuple[list[Hit]
     """Hits in returned order with repeated ids dropped (the first, best position is kept).
 
     Returns the hits and the number of dropped repeats. Raises ``TypeError`` (naming the hit's
-    position) for anything that is not a list of accepted hit shapes.
+    position) for anything that is not an ordered collection of accepted hit shapes (a
+    ``set`` has no rank order).
     """
     hits: list[Hit] = []
     seen: set[str] = set()
@@ -236,7 +297,7 @@ def normalize_hits(raw: object, *, id_key: str | None = None) -> tuple[list[Hit]
     for position, item in enumerate(_unwrap(raw), 1):
         try:
             hit = to_hit(item, id_key=id_key)
-        except TypeError as exc:
+        except (TypeError, IdError) as exc:
             raise TypeError(f"hit #{position}: {exc}") from None
         if hit.id in seen:
             repeats += 1

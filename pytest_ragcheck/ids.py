@@ -8,10 +8,16 @@ match ``"12"`` and every metric would quietly be 0.
 
 from __future__ import annotations
 
+import math
 import numbers
+import sys
 import uuid
 
-__all__ = ["as_id"]
+__all__ = ["IdError", "as_id"]
+
+
+class IdError(ValueError):
+    """An integer too long to be written as a decimal id (Python refuses the conversion)."""
 
 
 def as_id(value: object) -> str | None:
@@ -19,14 +25,23 @@ def as_id(value: object) -> str | None:
 
     A non-empty ``str`` is kept as is; an integer (Python, JSON or numpy, never a ``bool``)
     becomes its decimal string and a ``UUID`` its canonical form. Anything else, the empty
-    string included, is ``None``.
+    string included, is ``None``. An integer with more digits than Python converts to text
+    raises :class:`IdError` (no message here may print the number itself: that fails too).
     """
     if isinstance(value, str):
         return value if value else None
     if isinstance(value, bool):
         return None
     if isinstance(value, numbers.Integral):
-        return str(int(value))
+        number = int(value)
+        try:
+            return str(number)
+        except ValueError:
+            digits = int(abs(number).bit_length() * math.log10(2)) + 1
+            raise IdError(
+                f"an integer id of about {digits:,} digits is longer than Python converts to "
+                f"text ({sys.get_int_max_str_digits():,} digits); write such ids as strings"
+            ) from None
     if isinstance(value, uuid.UUID):
         return str(value)
     return None

@@ -22,6 +22,7 @@ from pytest_ragcheck.baseline_doc import (
     MAX_PRECISION,
     BaselineOptions,
 )
+from pytest_ragcheck.concurrency import AUTO, Concurrency
 from pytest_ragcheck.config import Defaults, JudgeSettings
 from pytest_ragcheck.errors import ConfigError
 
@@ -77,7 +78,9 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
         "(default 0.05; 'off' judges by tolerance alone)",
     ),
     OptionSpec(
-        "concurrency", "parallel retriever calls per test (default 16; 1 for CPU-bound models)"
+        "concurrency",
+        "parallel retriever calls per test: 'auto' (default: serial for CPU-bound retrievers, "
+        "16 for I/O-bound ones) or a number",
     ),
     OptionSpec("judge_model", "LLM judge model (any litellm model name)"),
     OptionSpec("judge_api_base", "base URL of an OpenAI-compatible judge server"),
@@ -185,14 +188,14 @@ def parse_options(
     )
     fallback = Defaults()
     tolerance = raw.number("tolerance", integer=False, lo=0)
-    concurrency = raw.number("concurrency", integer=True, lo=1)
+    concurrency = _concurrency(raw)
     max_hits = raw.number("baseline_max_hits", integer=True, lo=1)
     return RagcheckOptions(
         report_paths=tuple(parse_report_paths(str(report), base=report_base) if report else ()),
         no_summary=raw.flag("no_summary"),
         defaults=Defaults(
             tolerance=fallback.tolerance if tolerance is None else float(tolerance),
-            concurrency=fallback.concurrency if concurrency is None else int(concurrency),
+            concurrency=fallback.concurrency if concurrency is None else concurrency,
             significance=_significance(raw, fallback.significance),
             judge=judge,
         ),
@@ -240,6 +243,22 @@ class _Raw:
             kind = "an integer" if integer else "a number"
             raise ConfigError(f"{label} must be {kind} >= {lo}, got {raw!r}")
         return value
+
+
+def _concurrency(raw: _Raw) -> Concurrency | None:
+    """``auto`` or a whole number >= 1; ``None`` when not set."""
+    text = raw.text("concurrency")
+    if text is None:
+        return None
+    if text.lower() == AUTO:
+        return AUTO
+    try:
+        value = raw.number("concurrency", integer=True, lo=1)
+    except ConfigError:
+        raise ConfigError(
+            f"{_SPECS['concurrency'].label} must be 'auto' or an integer >= 1, got {text!r}"
+        ) from None
+    return None if value is None else int(value)
 
 
 def _cache_dir(raw: _Raw, *, invocation_dir: Path, rootdir: Path) -> Path | None:

@@ -186,7 +186,7 @@ class RagcheckFixture:
     def _run(self, retriever: Any, overrides: Mapping[str, Any]) -> Result:
         from pytest_ragcheck.evaluation import evaluate_golden
         from pytest_ragcheck.golden import load_golden
-        from pytest_ragcheck.policy import check_floors
+        from pytest_ragcheck.policy import check_floors, failure_message
         from pytest_ragcheck.report import make_progress
         from pytest_ragcheck.report.record import build_record, junit_properties
 
@@ -225,7 +225,7 @@ class RagcheckFixture:
         item.stash.setdefault(ITEM_RECORDS, []).append(record)
         item.user_properties.extend(junit_properties(record))
         if verdict.failed:
-            pytest.fail(verdict.message(result), pytrace=False)
+            pytest.fail(failure_message(verdict, result), pytrace=False)
         return result
 
 

@@ -8,6 +8,7 @@ check records live in ``checks`` and the baseline comparison in ``compare``; the
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -21,8 +22,10 @@ from pytest_ragcheck.compare import (
 from pytest_ragcheck.display import format_value, shorten, signed
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pytest_ragcheck.config import Settings
-    from pytest_ragcheck.result import Result
+    from pytest_ragcheck.result import CaseResult, Result
 
 __all__ = [
     "BaselineComparison",
@@ -32,6 +35,7 @@ __all__ = [
     "baseline_differences",
     "check_floors",
     "compare_with_baseline",
+    "failure_message",
     "format_value",
     "not_comparable_message",
 ]
@@ -165,10 +169,55 @@ def _worst_lines(result: Result, name: str, *, below: float | None) -> list[str]
     return lines
 
 
+#: Distinct retriever errors listed, and cases named per error.
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+_ERROR_KINDS = 5
+_CASES_PER_ERROR = 5
+
+
+def _retriever_errors(errors: Sequence[CaseResult], evaluated: int) -> str:
+    """Each distinct error once, with how many cases hit it and the first of them."""
+    if len(errors) == evaluated == 1:
+        head = "The retriever failed on the only case; nothing could be evaluated:"
+    elif len(errors) == evaluated:
+        head = f"The retriever failed on all {evaluated} cases; no case could be evaluated:"
+    else:
+        head = (
+            f"The retriever failed on {len(errors)} of {evaluated} case(s) (the other cases "
+            "were evaluated; on_error='zero' scores failed cases 0 instead):"
+        )
+    groups: dict[str, list[CaseResult]] = {}
+    for case in errors:  # object addresses in reprs differ case by case; nothing else does
+        groups.setdefault(_ADDRESS.sub("0x…", case.error or "error"), []).append(case)
+    lines = [head]
+    for cases in list(groups.values())[:_ERROR_KINDS]:
+        error = cases[0].error
+        if len(cases) == 1:
+            lines.append(f"  {cases[0].id}  {shorten(cases[0].query)!r}: {error}")
+            continue
+        shown = ", ".join(c.id for c in cases[:_CASES_PER_ERROR])
+        more = f" and {len(cases) - _CASES_PER_ERROR} more" if len(cases) > _CASES_PER_ERROR else ""
+        lines.append(f"  {len(cases)} cases: {error}")
+        lines.append(f"    {shown}{more}")
+    if len(groups) > _ERROR_KINDS:
+        lines.append(f"  … and {len(groups) - _ERROR_KINDS} more distinct errors")
+    return "\n".join(lines)
+
+
+def failure_message(verdict: Verdict, result: Result) -> str:
+    """The verdict's message, followed by what the failure must not hide: that the retriever
+    returned fewer hits than a cutoff (so the metrics at that cutoff are computed on fewer)."""
+    shortfall = (result.info.get("retrieval") or {}).get("shortfall")
+    message = verdict.message(result)
+    return f"{message}\n\nNote: {shortfall}." if shortfall else message
+
+
 def check_floors(
     result: Result, settings: Settings, *, header: str = "", nodeid: str = ""
 ) -> Verdict:
-    """Absolute thresholds, retriever errors and judge errors (and per-tag values)."""
+    """Absolute thresholds, retriever errors (and what the run says about the retriever:
+    ids that match nothing, fewer hits than a cutoff, the concurrency chosen), judge errors,
+    and per-tag values."""
     verdict = Verdict(header=header, nodeid=nodeid)
     bounds = {t.name: t for t in settings.thresholds}
     for name, value in result.metrics.items():
@@ -198,19 +247,14 @@ def check_floors(
 
     errors = result.errors
     if errors and settings.on_error == "fail":
-        lines = [
-            f"The retriever failed on {len(errors)} of {len(result.cases)} case(s) "
-            "(the other cases were evaluated; on_error='zero' scores failed cases 0 instead):"
-        ]
-        for case in errors[:10]:
-            lines.append(f"  {case.id}  {shorten(case.query)!r}: {case.error}")
-        if len(errors) > 10:
-            lines.append(f"  … and {len(errors) - 10} more")
-        verdict.problems.append("\n".join(lines))
+        verdict.problems.append(_retriever_errors(errors, len(result.evaluated)))
     elif errors:
         verdict.notes.append(
             f"{len(errors)} case(s) failed in the retriever and were scored 0 (on_error='zero')"
         )
+    retrieval = result.info.get("retrieval") or {}
+    verdict.problems.extend(str(p) for p in retrieval.get("problems") or [])
+    verdict.notes.extend(str(n) for n in retrieval.get("notes") or [])
     if result.skipped:
         verdict.notes.append(
             f"{len(result.skipped)} case(s) without relevant documents skipped (empty='skip'): "

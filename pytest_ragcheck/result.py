@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_ragcheck.errors import ConfigError, did_you_mean
 from pytest_ragcheck.names import MetricSpec, parse_metric
+from pytest_ragcheck.sorting import natural_key
 
 if TYPE_CHECKING:
     from pytest_ragcheck.golden import GoldenSet
@@ -163,7 +164,7 @@ class Result:
         """The evaluated cases with the lowest value of ``name`` (ties by id)."""
         canonical = parse_metric(name, self.k).name
         cases = [c for c in self.evaluated if canonical in c.values]
-        cases.sort(key=lambda c: (c.values[canonical], c.id))
+        cases.sort(key=lambda c: (c.values[canonical], natural_key(c.id)))
         return cases[:limit]
 
     def to_dict(self) -> dict[str, Any]:

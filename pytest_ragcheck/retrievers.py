@@ -1,9 +1,10 @@
-"""What the user passed as a retriever, turned into one call: ``call(query, k) -> hits``.
+"""What the user passed as a retriever, turned into one call: ``call(query, depth) -> hits``.
 
-A retriever may be a plain or async callable or a framework object (LangChain, LlamaIndex,
-Haystack, anything with ``.search``). Resolving it once, up front, means a retriever that cannot
-be used fails with one clear message instead of once per case, and the runner never has to
-know which framework it is talking to.
+A retriever may be a plain or async callable, a framework retriever (LangChain, LlamaIndex,
+Haystack, anything with ``.search``) or a container that holds one (a LangChain vector store,
+a LlamaIndex index, a Haystack ``Pipeline``; see :mod:`pytest_ragcheck.frameworks`). Resolving
+it once, up front, means a retriever that cannot be used fails with one clear message instead
+of once per case, and the runner never has to know which framework it is talking to.
 """
 
 from __future__ import annotations
@@ -14,28 +15,42 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from pytest_ragcheck.errors import RetrieverError
+from pytest_ragcheck.frameworks import (
+    Target,
+    container_target,
+    depth_support,
+    explicit_k,
+    params_of,
+    readable,
+)
 
 __all__ = ["ACCEPTED_RETRIEVERS", "ResolvedRetriever", "resolve_retriever"]
 
 ACCEPTED_RETRIEVERS = (
     "a callable f(query) -> hits (sync or async def), or an object with .invoke/.ainvoke "
-    "(LangChain), .retrieve/.aretrieve (LlamaIndex), .search(query) or .run(query=...) (Haystack)"
+    "(LangChain), .retrieve/.aretrieve (LlamaIndex), .search(query) or .run(query=...) "
+    "(Haystack), or a LangChain vector store, a LlamaIndex index or a Haystack Pipeline"
 )
 #: (sync method, async method, label), tried in this order. The sync variant is preferred when
 #: both exist: frameworks implement the async one for sync backends by running the sync one in
 #: an executor, which is what the thread pool does anyway, and sync clients are not tied to an
-#: event loop.
+#: event loop. Pass the bound async method (``retriever.ainvoke``) to use it instead.
 _METHODS: tuple[tuple[str, str, str], ...] = (
     ("invoke", "ainvoke", "LangChain-style"),
     ("retrieve", "aretrieve", "LlamaIndex-style"),
     ("search", "asearch", ""),
     ("run", "run_async", "Haystack-style"),
 )
-_K_PARAMS = ("k", "top_k")
+_METHOD_NAMES = frozenset(name for sync, async_, _ in _METHODS for name in (sync, async_))
+#: Bound methods of containers that answer a query (a vector store's, a pipeline's).
+_CONTAINER_METHODS = frozenset(
+    {"similarity_search", "similarity_search_with_score", "run", "run_async"}
+    | {"asimilarity_search", "asimilarity_search_with_score"}
+)
 
 
 class _Invoker:
-    """Calls the resolved function with the query (positional or ``query=``) and maybe ``k``."""
+    """Calls the resolved function with the query (positional or by keyword) and the depth."""
 
     __slots__ = ("fn", "k_param", "query_keyword")
 
@@ -55,11 +70,16 @@ class _Invoker:
 
 
 class ResolvedRetriever(NamedTuple):
-    """``call(query, k)`` returns hits (or an awaitable of hits when ``is_async``)."""
+    """``call(query, depth)`` returns hits (or an awaitable of hits when ``is_async``)."""
 
     call: Callable[[str, int | None], Any]
     is_async: bool
     description: str
+    #: The depth reaches the retriever (passed per call, or given at construction).
+    takes_depth: bool = False
+    #: What to change when the retriever fixes its depth at construction (``{depth}``: the
+    #: depth wanted); ``None`` when there is nothing specific to say.
+    depth_hint: str | None = None
 
 
 def _is_async(fn: object) -> bool:
@@ -72,63 +92,70 @@ def _is_async(fn: object) -> bool:
     return inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004
 
 
-def _params(fn: Callable[..., Any]) -> dict[str, inspect.Parameter]:
-    try:
-        return dict(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):  # builtins and C callables without a signature
-        return {}
-
-
-def _k_param(params: dict[str, inspect.Parameter]) -> str | None:
-    """``k`` or ``top_k`` when explicitly accepted by keyword (``**kwargs`` does not count)."""
-    for name in _K_PARAMS:
-        param = params.get(name)
-        if param is not None and param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
-            return name
-    return None
-
-
 def _name(fn: object) -> str:
     if isinstance(fn, functools.partial):
         return f"partial({_name(fn.func)})"
-    return _readable(str(getattr(fn, "__qualname__", None) or type(fn).__qualname__))
+    return readable(str(getattr(fn, "__qualname__", None) or type(fn).__qualname__))
 
 
-def _readable(qualname: str) -> str:
-    """``test_x.<locals>.Retriever`` -> ``Retriever``: the part a user recognises."""
-    return qualname.rsplit("<locals>.", 1)[-1]
+def _resolved(target: Target) -> ResolvedRetriever:
+    is_async = _is_async(target.fn)
+    label = f"{target.label}, " if target.label else ""
+    return ResolvedRetriever(
+        _Invoker(target.fn, target.k_param, target.query_keyword),
+        is_async,
+        f"{target.where} ({label}{'async' if is_async else 'sync'})",
+        takes_depth=target.k_param is not None or target.depth_built_in,
+        depth_hint=target.hint,
+    )
 
 
-def _framework_method(obj: object) -> ResolvedRetriever | None:
-    """The first usable method of :data:`_METHODS` on ``obj``, or ``None``."""
+def _framework_method(obj: object, only: str | None = None) -> Target | None:
+    """The first usable method of :data:`_METHODS` on ``obj`` (or the method ``only``)."""
     for sync_name, async_name, label in _METHODS:
         for name in (sync_name, async_name):
+            if only is not None and name != only:
+                continue
             method = getattr(obj, name, None)
             if method is None or not callable(method):
                 continue
-            params = _params(method)
             query_keyword = None
             if sync_name == "run":
-                if "query" not in params:
+                if "query" not in params_of(method):
                     continue  # some other kind of run(); not a Haystack component
                 query_keyword = "query"
-            is_async = _is_async(method)
-            where = f"{_readable(type(obj).__qualname__)}.{name}"
-            description = (
-                f"{where} ({label}{', ' if label else ''}{'async' if is_async else 'sync'})"
-            )
-            return ResolvedRetriever(
-                _Invoker(method, _k_param(params), query_keyword), is_async, description
+            k_param, hint = depth_support(obj, name, method)
+            return Target(
+                method,
+                f"{readable(type(obj).__qualname__)}.{name}",
+                label,
+                k_param=k_param,
+                query_keyword=query_keyword,
+                hint=hint,
             )
     return None
 
 
-def resolve_retriever(obj: object) -> ResolvedRetriever:
+def _bound_framework_method(obj: object, depth: int | None) -> Target | None:
+    """``retriever.ainvoke``, ``pipe.run_async``...: the framework handling of that method."""
+    owner = getattr(obj, "__self__", None)
+    name = getattr(obj, "__name__", "")
+    if owner is None or isinstance(owner, type) or not isinstance(name, str):
+        return None
+    if name in _CONTAINER_METHODS:
+        container = container_target(owner, depth, method=name)
+        if container is not None:
+            return container
+    return _framework_method(owner, only=name) if name in _METHOD_NAMES else None
+
+
+def resolve_retriever(obj: object, *, depth: int | None = None) -> ResolvedRetriever:
     """Work out how to call ``obj``; raises :class:`RetrieverError` when it is not usable.
 
     Objects with a framework method (``invoke``, ``retrieve``, ``search``, ``run``) use it in
     preference to ``__call__``; the sync method wins over the async one when both exist. A
-    ``k``/``top_k`` parameter of the chosen callable receives the marker's ``k``.
+    ``k``/``top_k`` parameter of the chosen callable receives the depth. ``depth`` is needed
+    here only for containers that build their retriever (a LlamaIndex index).
     """
     if isinstance(obj, ResolvedRetriever):
         return obj
@@ -138,18 +165,23 @@ def resolve_retriever(obj: object) -> ResolvedRetriever:
         )
     if isinstance(obj, type):
         raise RetrieverError(
-            f"the retriever is the class {_readable(obj.__qualname__)}, not an instance; create one first"
+            f"the retriever is the class {readable(obj.__qualname__)}, not an instance; create one first"
         )
-    if not (isinstance(obj, functools.partial) or inspect.isroutine(obj)):
-        resolved = _framework_method(obj)
-        if resolved is not None:
-            return resolved
+    if inspect.ismethod(obj):
+        target = _bound_framework_method(obj, depth)
+        if target is not None:
+            return _resolved(target)
+    elif not (isinstance(obj, functools.partial) or inspect.isroutine(obj)):
+        target = container_target(obj, depth) or _framework_method(obj)
+        if target is not None:
+            return _resolved(target)
     if callable(obj):
         is_async = _is_async(obj)
+        k_param = explicit_k(params_of(obj))
         kind = "async callable" if is_async else "callable"
         return ResolvedRetriever(
-            _Invoker(obj, _k_param(_params(obj)), None), is_async, f"{kind} {_name(obj)}"
+            _Invoker(obj, k_param, None), is_async, f"{kind} {_name(obj)}", k_param is not None
         )
     raise RetrieverError(
-        f"cannot use {_readable(type(obj).__qualname__)} as a retriever: pass {ACCEPTED_RETRIEVERS}"
+        f"cannot use {readable(type(obj).__qualname__)} as a retriever: pass {ACCEPTED_RETRIEVERS}"
     )

@@ -2,9 +2,11 @@
 
 Sync retrievers run on daemon worker threads (:mod:`pytest_ragcheck.threads`); async ones in a
 bounded set of worker coroutines. A case that raises or exceeds ``timeout`` is recorded with its
-error and the others still run. The event loop is never patched: when called from inside a
-running loop (a pytest-asyncio test), async retrievers run in a fresh loop on a helper thread.
-What the user passed is turned into a call by :mod:`pytest_ragcheck.retrievers`.
+error and the others still run; lazy hits (a generator) are read inside the call, so an error
+while reading them is that case's error too. The event loop is never patched: when called from
+inside a running loop (a pytest-asyncio test), async retrievers run in a fresh loop on a helper
+thread. What the user passed is turned into a call by :mod:`pytest_ragcheck.retrievers`.
+How many calls run at once is decided in :mod:`pytest_ragcheck.concurrency`.
 """
 
 from __future__ import annotations
@@ -14,24 +16,36 @@ import functools
 import inspect
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_ragcheck import retrievers
 from pytest_ragcheck.aio import run_blocking
+from pytest_ragcheck.concurrency import (
+    AUTO,
+    PROBE_CALLS,
+    Concurrency,
+    ConcurrencyChoice,
+    choose,
+    cpu_available,
+)
 from pytest_ragcheck.hits import Hit, normalize_hits
 from pytest_ragcheck.retrievers import ACCEPTED_RETRIEVERS, ResolvedRetriever, resolve_retriever
-from pytest_ragcheck.threads import Progress, run_on_threads
+from pytest_ragcheck.threads import MAX_TIMEOUT, Progress, run_on_threads
 
 __all__ = [
     "ACCEPTED_RETRIEVERS",
+    "MAX_TIMEOUT",
     "Progress",
     "ResolvedRetriever",
     "RetrievalOutcome",
+    "RetrievalRun",
     "RunOptions",
+    "arun_cases",
     "arun_retriever",
     "resolve_retriever",
+    "run_cases",
     "run_retriever",
 ]
 
@@ -45,23 +59,28 @@ _OWN_FILES = frozenset({__file__, retrievers.__file__})
 class RunOptions:
     """How every case is run, checked once and handed down whole to each call.
 
-    ``k`` is passed to retrievers that accept ``k``/``top_k`` (never when ``None``); hits are
-    not cut at ``k``. ``timeout`` is per case, in seconds (``None``: no limit). ``id_key`` is
-    the metadata key that holds a hit's id.
+    ``k`` is the depth asked of the retriever: passed to retrievers that accept ``k``/``top_k``
+    (never when ``None``); hits are not cut at ``k``. ``concurrency`` is a number of workers or
+    ``"auto"``. ``timeout`` is per case, in seconds (``None``: no limit). ``id_key`` is the
+    metadata key that holds a hit's id.
     """
 
     k: int | None
-    concurrency: int
+    concurrency: Concurrency
     timeout: float | None
     id_key: str | None = None
 
     def __post_init__(self) -> None:
         concurrency = self.concurrency
-        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-            raise ValueError(f"concurrency must be an integer >= 1, got {concurrency!r}")
-        if self.timeout is not None and not self.timeout > 0:
+        if concurrency != AUTO and (
+            isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
+        ):
+            raise ValueError(f"concurrency must be an integer >= 1 or 'auto', got {concurrency!r}")
+        timeout = self.timeout
+        if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:
             raise ValueError(
-                f"timeout must be a positive number of seconds or None, got {self.timeout!r}"
+                f"timeout must be a positive number of seconds up to {MAX_TIMEOUT:.0f} or None "
+                f"(no limit), got {timeout!r}"
             )
 
 
@@ -75,10 +94,22 @@ class RetrievalOutcome:
     error: str | None = None
     traceback: str | None = None
     timed_out: bool = False
+    #: CPU time of the whole process during the call (sync retrievers only): native threads
+    #: (BLAS, tokenizers) count too. Meaningful for calls that ran one at a time.
+    cpu_ms: float | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalRun:
+    """Every outcome (in query order), the retriever as resolved, and the concurrency used."""
+
+    outcomes: list[RetrievalOutcome]
+    retriever: ResolvedRetriever
+    concurrency: ConcurrencyChoice
 
 
 # --------------------------------------------------------------------------- outcomes
@@ -113,12 +144,14 @@ def _timed_out(timeout: float) -> RetrievalOutcome:
     return RetrievalOutcome(error=f"timed out after {float(timeout)} s", timed_out=True)
 
 
-def _finish(raw: object, latency_ms: float, id_key: str | None) -> RetrievalOutcome:
+def _finish(
+    raw: object, latency_ms: float, id_key: str | None, cpu_ms: float | None = None
+) -> RetrievalOutcome:
     try:
         hits, duplicates = normalize_hits(raw, id_key=id_key)
     except TypeError as exc:
-        return RetrievalOutcome(latency_ms=latency_ms, error=f"TypeError: {exc}")
-    return RetrievalOutcome(hits=hits, duplicates=duplicates, latency_ms=latency_ms)
+        return RetrievalOutcome(latency_ms=latency_ms, error=f"TypeError: {exc}", cpu_ms=cpu_ms)
+    return RetrievalOutcome(hits=hits, duplicates=duplicates, latency_ms=latency_ms, cpu_ms=cpu_ms)
 
 
 def _ms(start: float) -> float:
@@ -129,18 +162,29 @@ def _ms(start: float) -> float:
 
 
 async def _await_value(awaitable: Any) -> Any:
-    return await awaitable
+    return await _read_async(await awaitable)
+
+
+async def _read_async(raw: Any) -> Any:
+    """Lazy hits read now, inside the call: an async or sync iterator becomes a list."""
+    if hasattr(raw, "__aiter__"):
+        return [item async for item in raw]
+    return list(raw) if isinstance(raw, Iterator) else raw
 
 
 def _call_sync(resolved: ResolvedRetriever, options: RunOptions, query: str) -> RetrievalOutcome:
     start = time.perf_counter()
+    cpu_start = time.process_time()
     try:
         raw = resolved.call(query, options.k)
-        if inspect.isawaitable(raw):  # a plain function that returned a coroutine
-            raw = run_blocking(functools.partial(_await_value, raw))
+        if inspect.isawaitable(raw) or hasattr(raw, "__aiter__"):  # e.g. a coroutine
+            awaitable = raw if inspect.isawaitable(raw) else _read_async(raw)
+            raw = run_blocking(functools.partial(_await_value, awaitable))
+        elif isinstance(raw, Iterator):
+            raw = list(raw)
     except Exception as exc:
         return _failed(exc, _ms(start))
-    return _finish(raw, _ms(start), options.id_key)
+    return _finish(raw, _ms(start), options.id_key, (time.process_time() - cpu_start) * 1000.0)
 
 
 def _call_on_worker(
@@ -158,31 +202,34 @@ async def _call_async(
     resolved: ResolvedRetriever, options: RunOptions, query: str
 ) -> RetrievalOutcome:
     start = time.perf_counter()
+    cpu_start = time.process_time()
     scope = asyncio.timeout(options.timeout)  # no deadline when None
     try:
         async with scope:
             raw = resolved.call(query, options.k)
             if inspect.isawaitable(raw):
                 raw = await raw
+            raw = await _read_async(raw)
     except TimeoutError as exc:
         if options.timeout is not None and scope.expired():
             return _timed_out(options.timeout)
         return _failed(exc, _ms(start))  # the retriever's own TimeoutError
     except Exception as exc:
         return _failed(exc, _ms(start))
-    return _finish(raw, _ms(start), options.id_key)
+    return _finish(raw, _ms(start), options.id_key, (time.process_time() - cpu_start) * 1000.0)
 
 
 # --------------------------------------------------------------------------- every case
 
 
-def _run_sync(
+def _run_sync_with(
     resolved: ResolvedRetriever,
     queries: Sequence[str],
     options: RunOptions,
+    workers: int,
     progress: Progress | None,
 ) -> list[RetrievalOutcome]:
-    if options.concurrency == 1 and options.timeout is None:
+    if workers == 1 and options.timeout is None:
         # In the calling thread: the escape hatch for retrievers bound to their creating thread
         # (e.g. sqlite3 connections) or not thread-safe.
         outcomes = []
@@ -194,11 +241,45 @@ def _run_sync(
     return run_on_threads(
         functools.partial(_call_on_worker, resolved, options),
         queries,
-        concurrency=options.concurrency,
+        concurrency=workers,
         timeout=options.timeout,
         timed_out=_timed_out,
         progress=progress,
     )
+
+
+def _choice(measured: Sequence[RetrievalOutcome]) -> ConcurrencyChoice:
+    """``"auto"``'s decision from the calls that ran one at a time."""
+    calls = [
+        (o.latency_ms, o.cpu_ms)
+        for o in measured
+        if o.ok and o.latency_ms is not None and o.cpu_ms is not None
+    ]
+    return choose(calls, available=cpu_available())
+
+
+def _run_sync(
+    resolved: ResolvedRetriever,
+    queries: Sequence[str],
+    options: RunOptions,
+    progress: Progress | None,
+) -> tuple[list[RetrievalOutcome], ConcurrencyChoice]:
+    if options.concurrency != AUTO:
+        workers = int(options.concurrency)
+        outcomes = _run_sync_with(resolved, queries, options, workers, progress)
+        return outcomes, ConcurrencyChoice(workers, False)
+    total = len(queries)
+    first = _run_sync_with(resolved, queries[:PROBE_CALLS], options, 1, progress)
+    choice = _choice(first)
+    if total <= PROBE_CALLS:
+        return first, choice
+
+    def rest_progress(done: int, _: int) -> None:
+        if progress is not None:
+            progress(done + PROBE_CALLS, total)
+
+    rest = _run_sync_with(resolved, queries[PROBE_CALLS:], options, choice.workers, rest_progress)
+    return first + rest, choice
 
 
 async def _run_async(
@@ -206,25 +287,76 @@ async def _run_async(
     queries: Sequence[str],
     options: RunOptions,
     progress: Progress | None,
-) -> list[RetrievalOutcome]:
+) -> tuple[list[RetrievalOutcome], ConcurrencyChoice]:
     total = len(queries)
     results: list[RetrievalOutcome | None] = [None] * total
-    indices = iter(range(total))  # shared by the workers: at most `concurrency` calls in flight
     done = 0
 
-    async def worker() -> None:
+    async def call(index: int) -> None:
         nonlocal done
-        for index in indices:
-            results[index] = await _call_async(resolved, options, queries[index])
-            done += 1
-            if progress is not None:
-                progress(done, total)
+        results[index] = await _call_async(resolved, options, queries[index])
+        done += 1
+        if progress is not None:
+            progress(done, total)
 
-    await asyncio.gather(*(worker() for _ in range(min(options.concurrency, total))))
-    return [outcome for outcome in results if outcome is not None]
+    if options.concurrency == AUTO:  # measured one at a time, like sync retrievers
+        probe = min(PROBE_CALLS, total)
+        for index in range(probe):
+            await call(index)
+        choice = _choice([o for o in results[:probe] if o is not None])
+    else:
+        probe, choice = 0, ConcurrencyChoice(int(options.concurrency), False)
+    indices = iter(range(probe, total))  # shared by the workers: at most `workers` in flight
+
+    async def worker() -> None:
+        for index in indices:
+            await call(index)
+
+    await asyncio.gather(*(worker() for _ in range(min(choice.workers, total))))
+    return [outcome for outcome in results if outcome is not None], choice
 
 
 # --------------------------------------------------------------------------- public API
+
+
+def run_cases(
+    retriever: object,
+    queries: Sequence[str],
+    options: RunOptions,
+    *,
+    progress: Progress | None = None,
+) -> RetrievalRun:
+    """Call the retriever once per query: outcomes in query order, and how they were run.
+
+    ``progress(done, total)`` is called from the thread running the cases. Works from sync
+    code and from inside a running event loop.
+    """
+    resolved = resolve_retriever(retriever, depth=options.k)
+    queries = list(queries)
+    if resolved.is_async:
+        run = functools.partial(_run_async, resolved, queries, options, progress)
+        outcomes, choice = run_blocking(run)
+    else:
+        outcomes, choice = _run_sync(resolved, queries, options, progress)
+    return RetrievalRun(outcomes, resolved, choice)
+
+
+async def arun_cases(
+    retriever: object,
+    queries: Sequence[str],
+    options: RunOptions,
+    *,
+    progress: Progress | None = None,
+) -> RetrievalRun:
+    """The awaitable form of :func:`run_cases`: async retrievers run on the current loop
+    (so clients bound to it keep working), sync ones on worker threads."""
+    resolved = resolve_retriever(retriever, depth=options.k)
+    queries = list(queries)
+    if resolved.is_async:
+        outcomes, choice = await _run_async(resolved, queries, options, progress)
+    else:
+        outcomes, choice = await asyncio.to_thread(_run_sync, resolved, queries, options, progress)
+    return RetrievalRun(outcomes, resolved, choice)
 
 
 def run_retriever(
@@ -234,18 +366,8 @@ def run_retriever(
     *,
     progress: Progress | None = None,
 ) -> list[RetrievalOutcome]:
-    """Call the retriever once per query; outcomes come back in query order.
-
-    ``progress(done, total)`` is called from the thread running the cases. Works from sync
-    code and from inside a running event loop.
-    """
-    resolved = resolve_retriever(retriever)
-    queries = list(queries)
-    if not queries:
-        return []
-    if resolved.is_async:
-        return run_blocking(functools.partial(_run_async, resolved, queries, options, progress))
-    return _run_sync(resolved, queries, options, progress)
+    """The outcomes of :func:`run_cases`, one per query, in query order."""
+    return run_cases(retriever, queries, options, progress=progress).outcomes
 
 
 async def arun_retriever(
@@ -255,12 +377,5 @@ async def arun_retriever(
     *,
     progress: Progress | None = None,
 ) -> list[RetrievalOutcome]:
-    """The awaitable form of :func:`run_retriever`: async retrievers run on the current loop
-    (so clients bound to it keep working), sync ones on worker threads."""
-    resolved = resolve_retriever(retriever)
-    queries = list(queries)
-    if not queries:
-        return []
-    if resolved.is_async:
-        return await _run_async(resolved, queries, options, progress)
-    return await asyncio.to_thread(_run_sync, resolved, queries, options, progress)
+    """The outcomes of :func:`arun_cases`, one per query, in query order."""
+    return (await arun_cases(retriever, queries, options, progress=progress)).outcomes

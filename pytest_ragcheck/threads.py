@@ -13,7 +13,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
-__all__ = ["Progress", "run_on_threads"]
+__all__ = ["MAX_TIMEOUT", "Progress", "run_on_threads"]
+
+#: The longest a thread can wait, in seconds; a larger timeout overflows the platform's clock.
+MAX_TIMEOUT: float = threading.TIMEOUT_MAX
 
 A = TypeVar("A")
 T = TypeVar("T")

@@ -1,8 +1,9 @@
 """Drive headless Chromium through the DevTools protocol over a pipe (stdlib only).
 
 Used by the HTML report tests to load a report, measure what is drawn (element boxes,
-computed colours, hit-testing), click like a user and take screenshots. Chromium is Debian's
-``chromium`` package; tests that need it skip with a clear reason when it is not on PATH.
+computed colours, hit-testing, layout at several window widths), click like a user and take
+screenshots (also by ``docs/screenshots.py``). Chromium is Debian's ``chromium`` package; tests
+that need it skip with a clear reason when it is not on PATH.
 """
 
 from __future__ import annotations
@@ -43,6 +44,49 @@ FLAGS = (
 )
 
 
+#: Window widths the HTML report must hold at: common laptop and desktop screens.
+SCREEN_WIDTHS = (1024, 1280, 1440, 1920)
+
+#: Everything drawn outside where it belongs, as ``{kind: [what, ...]}`` (empty lists = fine).
+#: An element belongs inside its card (``containers``), except inside a region that scrolls on
+#: its own (then that region must fit); an SVG label belongs inside its SVG.
+_LAYOUT = """(function (containers) {
+  var SLACK = 1;
+  function box(e) { var r = e.getBoundingClientRect(); return {l: r.left, r: r.right, t: r.top, b: r.bottom, w: r.width, h: r.height}; }
+  function name(e) {
+    var cls = e.getAttribute("class");
+    return e.tagName.toLowerCase() + (cls ? "." + cls.trim().split(/\\s+/).join(".") : "") +
+      (e.dataset && e.dataset.metric ? "[" + e.dataset.metric + "]" : "");
+  }
+  function scrolls(e) { var o = getComputedStyle(e).overflowX; return o === "auto" || o === "scroll" || o === "hidden"; }
+  var out = {page: [], outside_card: [], outside_svg: []};
+  var root = document.documentElement;
+  if (root.scrollWidth > window.innerWidth + SLACK) out.page.push("page is " + root.scrollWidth + " px wide in a " + window.innerWidth + " px window");
+  document.querySelectorAll(containers).forEach(function (card) {
+    var c = box(card);
+    (function walk(node) {
+      Array.prototype.forEach.call(node.children, function (e) {
+        var b = box(e);
+        if (b.w > 0 || b.h > 0) {
+          if (b.l < c.l - SLACK || b.r > c.r + SLACK) {
+            out.outside_card.push(name(e) + " spans x " + Math.round(b.l) + "–" + Math.round(b.r) + " in a card at " + Math.round(c.l) + "–" + Math.round(c.r));
+          }
+        }
+        if (!scrolls(e) || e.tagName.toLowerCase() === "svg") walk(e);
+      });
+    })(card);
+  });
+  document.querySelectorAll("svg text").forEach(function (t) {
+    var svg = t.ownerSVGElement, b = box(t), s = box(svg);
+    if (b.w === 0) return;
+    if (b.l < s.l - SLACK || b.r > s.r + SLACK || b.t < s.t - SLACK || b.b > s.b + SLACK) {
+      out.outside_svg.push(JSON.stringify(t.textContent) + " in " + name(svg));
+    }
+  });
+  return out;
+})(%s)"""
+
+
 class Browser:
     """One Chromium process with one page; ``with Browser(tmp) as b: b.open(url)``."""
 
@@ -81,6 +125,10 @@ class Browser:
         )
         self.session = attached["sessionId"]
         self.send("Page.enable")
+        self.set_width(width, height)
+
+    def set_width(self, width: int, height: int = 900) -> None:
+        """Resize the window (what a user with a ``width`` px wide screen sees)."""
         self.send(
             "Emulation.setDeviceMetricsOverride",
             width=width,
@@ -88,6 +136,12 @@ class Browser:
             deviceScaleFactor=1,
             mobile=False,
         )
+
+    def layout_problems(self, containers: str = "section.card") -> dict[str, list[str]]:
+        """Elements drawn outside their card, labels outside their SVG, a page wider than the
+        window (see ``_LAYOUT``), measured from the boxes Chromium laid out."""
+        problems: dict[str, list[str]] = self.eval(_LAYOUT % json.dumps(containers))
+        return problems
 
     def __enter__(self) -> Browser:
         return self
@@ -166,9 +220,14 @@ class Browser:
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
 
-    def screenshot(self, path: Path, *, full_page: bool = True) -> Path:
-        params: dict[str, Any] = {"format": "png", "captureBeyondViewport": full_page}
-        if full_page:
+    def screenshot(
+        self, path: Path, *, full_page: bool = True, clip: dict[str, float] | None = None
+    ) -> Path:
+        """A PNG of the window, the whole page (``full_page``) or a ``clip`` of page pixels."""
+        params: dict[str, Any] = {"format": "png", "captureBeyondViewport": full_page or bool(clip)}
+        if clip is not None:
+            params["clip"] = clip
+        elif full_page:
             size = self.eval(
                 "({w: document.documentElement.scrollWidth, h: document.documentElement.scrollHeight})"
             )

@@ -45,8 +45,12 @@ __all__ = [
     "ragcheck_module",
 ]
 
-#: Parameters for ``run_mode``: one process, and two pytest-xdist workers.
-RUN_MODES = (pytest.param([], id="serial"), pytest.param(["-n", "2"], id="xdist"))
+#: Parameters for ``run_mode``: one process, and two pytest-xdist workers (``slow``: the
+#: workers are fresh interpreters, about 3 s of CPU per session).
+RUN_MODES = (
+    pytest.param([], id="serial"),
+    pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow),
+)
 
 #: For a test that takes ``run_mode`` but only needs one process.
 SERIAL_ONLY = pytest.mark.parametrize("run_mode", [pytest.param([], id="serial")])
@@ -155,7 +159,8 @@ class Suite:
     }
 
     #: Arguments of every run. Plugins unrelated to ragcheck are left out: importing them
-    #: costs each xdist worker about a second.
+    #: costs each xdist worker about a second (langsmith's, installed with langchain-core,
+    #: about two).
     ARGS: tuple[str, ...] = (
         "-p",
         "no:cacheprovider",
@@ -163,6 +168,8 @@ class Suite:
         "no:hypothesispytest",
         "-p",
         "no:anyio",
+        "-p",
+        "no:langsmith_plugin",
         "-rA",
     )
 

@@ -7,6 +7,7 @@ repeated key are rejected: ``json`` would silently keep the last value.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from pytest_ragcheck.errors import GoldenSetError, did_you_mean
 from pytest_ragcheck.golden.build import CaseBuilder
 from pytest_ragcheck.golden.model import GoldenSet
-from pytest_ragcheck.ids import as_id
+from pytest_ragcheck.ids import IdError, as_id
 
 __all__ = ["display_path", "jsonl_records", "load_json", "load_jsonl", "read_text", "split_lines"]
 
@@ -81,6 +82,12 @@ def _parse_json(text: str, display: str, line: int | None = None) -> Any:
     except _DuplicateKey as exc:
         where = display if line is None else f"{display}:{line}"
         raise GoldenSetError(f"{where}: duplicate key {exc.key!r} in a JSON object") from None
+    except ValueError:  # a number longer than Python converts (sys.get_int_max_str_digits)
+        where = display if line is None else f"{display}:{line}"
+        raise GoldenSetError(
+            f"{where}: a number has more digits than Python reads "
+            f"({sys.get_int_max_str_digits():,}); write long ids as strings"
+        ) from None
 
 
 def jsonl_records(text: str, display: str, problems: list[str]) -> Iterator[tuple[int, str, Any]]:
@@ -133,7 +140,10 @@ def load_json(path: Path, display: str) -> GoldenSet:
     builder = CaseBuilder(display)
     for position, raw in enumerate(data, 1):
         label = f"case #{position}"
-        case_id = as_id(raw.get("id")) if isinstance(raw, Mapping) else None
+        try:
+            case_id = as_id(raw.get("id")) if isinstance(raw, Mapping) else None
+        except IdError:  # reported with the case's fields
+            case_id = None
         if case_id is not None:
             label += f" (id {case_id!r})"
         builder.add(raw, f"{display}: {label}", f"case #{position}")

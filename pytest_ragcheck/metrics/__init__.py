@@ -6,7 +6,8 @@ with ``R == 0`` scores 0 on every metric. ``k=None`` means the whole ranking.
 
 The pure functions (``hit_rate`` ... ``r_precision``, :mod:`.reference`) are simple loops with
 no numpy, an independent reference for the engine. ``evaluate_run`` / ``evaluate_rankings``
-(:mod:`.engine`, :mod:`.gather`) compute the same numbers for many queries at once, bit for bit.
+(:mod:`.engine`, :mod:`.gather`) compute the same numbers for many queries at once, bit for bit;
+``evaluate_means`` averages them over the queries trec_eval averages over.
 Which function and which engine column compute a metric is declared in
 :mod:`pytest_ragcheck.registry`.
 
@@ -18,13 +19,16 @@ dropped, so the ranks after them move up (exactly as if the caller had deduplica
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
+from typing import Literal
 
 from pytest_ragcheck.metrics.engine import FloatArray, evaluate_blocks
 from pytest_ragcheck.metrics.latency import latency_percentiles
 from pytest_ragcheck.metrics.reference import (
     MAX_EXP_GRADE,
+    MAX_GRADE,
     Relevance,
     _check_k,
     _grades,
@@ -47,8 +51,11 @@ from pytest_ragcheck.names import RANK_METRICS, MetricSpec, parse_metric
 __all__ = [
     "CHUNK_QUERIES",
     "MAX_EXP_GRADE",
+    "MAX_GRADE",
+    "Averaging",
     "FloatArray",
     "Relevance",
+    "evaluate_means",
     "evaluate_rankings",
     "evaluate_run",
     "f1",
@@ -107,6 +114,51 @@ def evaluate_run(
     values = list(run.values())
     rels = list(builtins.map(qrels.get, labels, repeat(_EMPTY)))
     return evaluate_blocks(values, rels, specs, labels, chunk=CHUNK_QUERIES)
+
+
+#: Which queries :func:`evaluate_means` averages over.
+Averaging = Literal["judged", "run", "qrels"]
+
+
+def evaluate_means(
+    run: Mapping[str, Sequence[str]] | Mapping[str, Mapping[str, float]],
+    qrels: Mapping[str, Mapping[str, int]],
+    metrics: Iterable[str | MetricSpec],
+    *,
+    k: int | None = None,
+    queries: Averaging = "judged",
+) -> dict[str, float]:
+    """``{metric: mean}`` of :func:`evaluate_run`'s per-query values, averaged like trec_eval.
+
+    ``evaluate_run`` scores a run query without judgments 0, so the plain mean of its arrays
+    differs from trec_eval's summary line, which skips such queries (on trec_eval's own
+    ``test/results.comment.test``, 301 run queries of which 31 are judged, MAP is 0.0277 over
+    the run and 0.2689 over the judged queries). ``queries`` chooses (a query without
+    judgments is one absent from ``qrels`` or mapped to an empty dict):
+
+    - ``"judged"`` (trec_eval's default): the run's queries that have judgments;
+    - ``"run"``: every query of the run, 0 for one without judgments;
+    - ``"qrels"`` (``trec_eval -c``): every judged query, 0 for one missing from the run.
+
+    Raises ``ValueError`` when there is no query to average over (often ids that do not
+    match: ``"1"`` in the run, ``"q1"`` in the qrels).
+    """
+    if queries not in ("judged", "run", "qrels"):
+        raise ValueError(f"queries must be 'judged', 'run' or 'qrels', got {queries!r}")
+    if not isinstance(qrels, Mapping):
+        raise TypeError(
+            f"qrels must be a mapping {{qid: {{doc_id: grade}}}}, got {type(qrels).__name__}"
+        )
+    judged = {qid for qid, grades in qrels.items() if grades}
+    scored = run if queries == "run" else {q: r for q, r in run.items() if q in judged}
+    values = evaluate_run(scored, qrels, metrics, k=k)  # type: ignore[arg-type]
+    count = len(judged) if queries == "qrels" else len(scored)
+    if count == 0:
+        raise ValueError(
+            f"no query to average over (queries={queries!r}): the run has {len(run)} queries, "
+            f"the qrels {len(judged)} judged ones, {len(judged & set(run))} in both"
+        )
+    return {name: math.fsum(column.tolist()) / count for name, column in values.items()}
 
 
 def evaluate_rankings(

@@ -213,4 +213,5 @@ def _discounts(n: int) -> tuple[float, ...]:
 
 def _exp_gain_table(max_grade: int) -> FloatArray:
     """``2**g - 1`` for g = 0..max_grade, from the pure function's own arithmetic."""
+    _exp_gain(max_grade)  # a grade too large is named in the error, not the first that fails
     return np.array([0.0] + [_exp_gain(g) for g in range(1, max_grade + 1)], dtype=np.float64)

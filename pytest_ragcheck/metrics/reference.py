@@ -20,6 +20,8 @@ MetricFunction: TypeAlias = Callable[[Sequence[str], Relevance, int | None], flo
 
 #: Largest grade that ``ndcg_exp`` accepts: 2**1024 does not fit in a float64.
 MAX_EXP_GRADE = 1023
+#: Largest relevance grade: the engine holds grades as 64-bit integers.
+MAX_GRADE = 2**63 - 1
 
 
 # --------------------------------------------------------------------------------------------
@@ -50,12 +52,18 @@ def _grade(doc: object, grade: object, where: str) -> int:
     if isinstance(grade, bool):
         return int(grade)
     try:
-        return operator.index(grade)  # type: ignore[arg-type]
+        value = operator.index(grade)  # type: ignore[arg-type]
     except TypeError:
         raise TypeError(
             f"{where}: relevance grades must be integers, got {type(grade).__name__} "
             f"{grade!r} for document {doc!r}"
         ) from None
+    if not -MAX_GRADE - 1 <= value <= MAX_GRADE:  # the engine holds grades as int64
+        raise ValueError(
+            f"{where}: the relevance grade of document {doc!r} does not fit in 64 bits "
+            f"({value.bit_length()} bits); grades are small integers such as 0-3"
+        )
+    return value
 
 
 def _grades(relevance: Relevance, where: str = "relevance") -> dict[str, int]:
@@ -271,9 +279,10 @@ def rank_scores(scores: Mapping[str, float]) -> list[str]:
     """The ids of a ``{doc_id: score}`` mapping in trec_eval's rank order.
 
     Score descending, ties broken by doc id descending (code-point order, which is UTF-8 byte
-    order, i.e. trec_eval's ``strcmp``). Like trec_eval, scores are compared as single-precision
-    floats: two scores that round to the same float32 are a tie. This is the order
-    :func:`evaluate_run` uses for runs of score mappings.
+    order, i.e. trec_eval's ``strcmp``). Scores are compared as single-precision floats, as
+    pytrec_eval and trec_eval up to 9.0.8 do (trec_eval 10.0 compares doubles): two scores that
+    round to the same float32 are a tie. This is the order :func:`evaluate_run` uses for runs
+    of score mappings.
     """
     if not isinstance(scores, Mapping):
         raise TypeError(f"scores must be a mapping {{doc_id: score}}, got {type(scores).__name__}")
@@ -282,7 +291,7 @@ def rank_scores(scores: Mapping[str, float]) -> list[str]:
         if not isinstance(doc, str):
             raise TypeError(f"document ids must be str, got {type(doc).__name__} {doc!r}")
     try:
-        rounded = array("f", scores.values()).tolist()  # C float cast, exactly like trec_eval
+        rounded = array("f", scores.values()).tolist()  # C float cast, as pytrec_eval's trec_eval
     except TypeError as exc:
         raise TypeError(f"scores must be numbers ({exc})") from None
     if any(x != x for x in rounded):

@@ -14,13 +14,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from pytest_ragcheck.report.labels import STATUS_ORDER, TEST_STATUSES, entry_status
 from pytest_ragcheck.report.record import json_safe
 from pytest_ragcheck.tag_gate import split_tag
 
 __all__ = [
     "SCHEMA_VERSION",
-    "STATUS_ORDER",
-    "TEST_STATUSES",
     "build_document",
     "ci_info",
     "normalise",
@@ -29,21 +28,7 @@ __all__ = [
 ]
 
 #: Bumped on any incompatible change of the document (fields removed or changed in meaning).
-SCHEMA_VERSION = 1
-
-#: Test statuses, most urgent first ("regressions first" in every listing).
-TEST_STATUSES: tuple[str, ...] = (
-    "regressed",
-    "below_floor",
-    "above_ceiling",
-    "error",
-    "failed",
-    "improved",
-    "new",
-    "passed",
-)
-STATUS_ORDER = {status: i for i, status in enumerate(TEST_STATUSES)}
-_FAILED_CHECKS = ("regressed", "below_floor", "above_ceiling")
+SCHEMA_VERSION = 2
 
 
 def _baseline_cases(baseline: Mapping[str, Any] | None) -> dict[str, dict[str, float]]:
@@ -97,22 +82,6 @@ def _metric(check: Mapping[str, Any], kind: str) -> dict[str, Any]:
     }
 
 
-def _status(metrics: Sequence[Mapping[str, Any]], problems: Sequence[str], outcome: str) -> str:
-    statuses = {m["status"] for m in metrics}
-    for status in _FAILED_CHECKS:
-        if status in statuses:
-            return status
-    if problems:
-        return "error"
-    if outcome == "failed":
-        return "failed"
-    if "improved" in statuses:
-        return "improved"
-    if statuses and statuses <= {"new"}:
-        return "new"
-    return "passed"
-
-
 def normalise(record: Mapping[str, Any], call: int = 0) -> dict[str, Any]:
     """One record (as :func:`~pytest_ragcheck.report.record.build_record` made it) -> a test entry."""
     result = record.get("result") or {}
@@ -154,7 +123,7 @@ def normalise(record: Mapping[str, Any], call: int = 0) -> dict[str, Any]:
             "nodeid": record["nodeid"],
             "call": call,
             "outcome": outcome,
-            "status": _status(metrics, problems, outcome),
+            "status": entry_status((m["status"] for m in metrics), outcome),
             "header": record.get("header") or "",
             "source": result.get("golden_source", ""),
             "golden_hash": result.get("golden_hash", ""),
@@ -169,7 +138,7 @@ def normalise(record: Mapping[str, Any], call: int = 0) -> dict[str, Any]:
             "problems": problems,
             "notes": [str(n) for n in verdict.get("notes") or []],
             "case_changes": list(verdict.get("case_changes") or []),
-            "per_tag": per_tag,
+            "per_tag": per_tag or record.get("per_tag") or None,
             "judge": judge if isinstance(judge, Mapping) else None,
             "cases": cases,
         }

@@ -13,6 +13,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from pytest_ragcheck.report.labels import FAILING, page_labels
+
 __all__ = ["render_html"]
 
 
@@ -35,17 +37,14 @@ def _embed(document: Mapping[str, Any]) -> str:
 
 def render_html(document: Mapping[str, Any]) -> str:
     tests = document.get("tests") or []
-    failing = sum(
-        1
-        for t in tests
-        if t["status"] in ("regressed", "below_floor", "above_ceiling", "error", "failed")
-    )
+    failing = sum(1 for t in tests if t["status"] in FAILING)
     title = f"ragcheck report: {len(tests)} tests" + (f", {failing} failing" if failing else "")
     generator = (document.get("run") or {}).get("generator", "pytest-ragcheck")
     page = _asset("template.html")
     for marker, value in (
         ("__TITLE__", html.escape(title)),
         ("__GENERATOR__", html.escape(str(generator))),
+        ("__LABELS__", _embed(page_labels())),
         ("/*__CSS__*/", _asset("report.css")),
         ("/*__JS__*/", _asset("report.js")),
     ):

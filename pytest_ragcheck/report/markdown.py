@@ -12,14 +12,15 @@ from typing import Any
 
 from pytest_ragcheck.checks import update_command
 from pytest_ragcheck.display import shorten
-from pytest_ragcheck.report.document import TEST_STATUSES, sort_for_attention
+from pytest_ragcheck.report.document import sort_for_attention
+from pytest_ragcheck.report.labels import FAILING, ICONS, TEST_STATUSES, word
 from pytest_ragcheck.report.terminal import (
-    METRIC_WORDS,
     detectable_text,
     format_delta,
     format_number,
     improved_nodeids,
 )
+from pytest_ragcheck.sorting import natural_key
 
 __all__ = ["GITHUB_SUMMARY_LIMIT", "render_github_summary", "render_markdown"]
 
@@ -27,27 +28,6 @@ __all__ = ["GITHUB_SUMMARY_LIMIT", "render_github_summary", "render_markdown"]
 GITHUB_SUMMARY_LIMIT = 1024 * 1024
 #: Cases listed per test in the Markdown outputs.
 WORST_CASES = 5
-
-_ICONS = {
-    "regressed": "❌",
-    "below_floor": "❌",
-    "above_ceiling": "❌",
-    "error": "❌",
-    "failed": "❌",
-    "improved": "📈",
-    "new": "🆕",
-    "passed": "✅",
-}
-_TEST_WORDS = {
-    "regressed": "regressed",
-    "below_floor": "below floor",
-    "above_ceiling": "above ceiling",
-    "error": "error",
-    "failed": "failed",
-    "improved": "improved",
-    "new": "new",
-    "passed": "passed",
-}
 
 
 def cell(text: object) -> str:
@@ -68,7 +48,7 @@ def _name(test: Mapping[str, Any]) -> str:
 
 
 def _status(test: Mapping[str, Any]) -> str:
-    return f"{_ICONS.get(test['status'], '')} {_TEST_WORDS.get(test['status'], test['status'])}"
+    return f"{ICONS.get(test['status'], '')} {word(test['status'])}"
 
 
 def _metric_change(m: Mapping[str, Any]) -> str:
@@ -119,7 +99,7 @@ def overview(tests: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def counts_text(tests: Sequence[Mapping[str, Any]]) -> str:
     counts = {s: sum(1 for t in tests if t["status"] == s) for s in TEST_STATUSES}
-    parts = [f"{n} {_TEST_WORDS[s]}" for s, n in counts.items() if n]
+    parts = [f"{n} {word(s)}" for s, n in counts.items() if n]
     noun = "test" if len(tests) == 1 else "tests"
     return f"{len(tests)} {noun}: " + ", ".join(parts) if tests else "no ragcheck test ran"
 
@@ -158,7 +138,7 @@ def metric_table(test: Mapping[str, Any]) -> list[str]:
                 op = "≥" if m.get("bound_kind") == "min" else "≤"
                 bound = f"{op} {format_number(name, m['bound'])}"
             cells.append(bound)
-        status = METRIC_WORDS.get(m["status"], m["status"])
+        status = word(m["status"])
         if m["status"] not in ("pass", "new"):
             status = f"**{status}**"
         if m.get("p_value") is not None:
@@ -194,7 +174,7 @@ def case_lines(test: Mapping[str, Any]) -> list[str]:
         return []
     metric = failing[0]["name"]
     scored = [c for c in test.get("cases") or [] if (c.get("values") or {}).get(metric) is not None]
-    scored.sort(key=lambda c: (c["values"][metric], str(c["id"])))
+    scored.sort(key=lambda c: (c["values"][metric], natural_key(str(c["id"]))))
     if not scored:
         return []
     rows = [
@@ -248,8 +228,7 @@ def render_markdown(document: Mapping[str, Any]) -> str:
     for test in sort_for_attention(tests):
         lines += [
             "",
-            f"## {_ICONS.get(test['status'], '')} {code(_name(test))}: "
-            f"{_TEST_WORDS.get(test['status'], test['status'])}",
+            f"## {ICONS.get(test['status'], '')} {code(_name(test))}: {word(test['status'])}",
             "",
             cell(test.get("header") or test.get("source") or ""),
             "",
@@ -260,7 +239,7 @@ def render_markdown(document: Mapping[str, Any]) -> str:
 
 
 def _details(test: Mapping[str, Any]) -> str:
-    failing = test["status"] in ("regressed", "below_floor", "above_ceiling", "error", "failed")
+    failing = test["status"] in FAILING
     summary = f"{_status(test)}: {cell(_name(test))}"
     body = "\n".join(_details_body(test))
     return (

@@ -2,14 +2,12 @@
   "use strict";
 
   var data = JSON.parse(document.getElementById("ragcheck-data").textContent);
+  // The status vocabulary (pytest_ragcheck/report/labels.py), the same in every output.
+  var LABELS = JSON.parse(document.getElementById("ragcheck-labels").textContent);
   var SVGNS = "http://www.w3.org/2000/svg";
-  var ORDER = ["regressed", "below_floor", "above_ceiling", "error", "failed", "improved", "new", "passed"];
-  var WORDS = {
-    regressed: "regressed", below_floor: "below floor", above_ceiling: "above ceiling",
-    error: "error", failed: "failed", improved: "improved", "new": "new", passed: "passed",
-    pass: "pass"
-  };
-  var FAILING = { regressed: 1, below_floor: 1, above_ceiling: 1, error: 1, failed: 1 };
+  var ORDER = LABELS.order, WORDS = LABELS.words, FAILING = {};
+  LABELS.failing.forEach(function (s) { FAILING[s] = 1; });
+  var IMPROVED_NOTE = /^improved beyond tolerance/;
 
   // ---- small DOM helpers: data is always inserted as text, never as HTML -------------------
   function el(tag, attrs) {
@@ -44,7 +42,15 @@
   function isLatency(name) { return name.indexOf("latency_") === 0; }
   function fmt(name, v) {
     if (v === null || v === undefined) return "–";
-    return (isLatency(name) || Math.abs(v) >= 100) ? v.toFixed(1) : v.toFixed(3);
+    return isLatency(name) ? v.toFixed(1) : halfUp(v, Math.abs(v) >= 100 ? 1 : 3);
+  }
+  // As pytest_ragcheck.display.format_value: rounded half-up from the value at baseline
+  // precision (4 decimals), so a stored 0.5285 reads 0.529 here as in the terminal.
+  function halfUp(v, decimals) {
+    var units = Number(Math.abs(v).toFixed(4).replace(".", ""));  // in 0.0001
+    var step = Math.pow(10, 4 - decimals);
+    var text = (Math.floor((units + step / 2) / step) / Math.pow(10, decimals)).toFixed(decimals);
+    return (v < 0 ? "-" : "") + text;
   }
   function fmtDelta(name, d) {
     if (d === null || d === undefined) return "–";
@@ -53,6 +59,13 @@
   }
   function badge(status) {
     return el("span", { "class": "badge s-" + status, text: WORDS[status] || status });
+  }
+  // A node id as text with line-break opportunities after its separators, so a narrow column
+  // wraps it between words ("test_tags.py::" / "test_topic[") rather than between letters.
+  function breakable(text) {
+    return String(text).split(/(?<=::|[\/\[_.-])/).map(function (part, i) {
+      return i ? [el("wbr"), part] : part;
+    });
   }
   function rank(status) { var i = ORDER.indexOf(status); return i < 0 ? 99 : i; }
   function testName(t) { return t.nodeid + (t.call ? " [call " + (t.call + 1) + "]" : ""); }
@@ -102,7 +115,7 @@
       }).join(" · ");
       return el("tr", { "class": "clickable", onclick: function () { location.hash = "test=" + t._index; } },
         el("td", null, badge(t.status)),
-        el("td", null, el("a", { href: "#test=" + t._index, "class": "mono", text: testName(t) })),
+        el("td", null, el("a", { href: "#test=" + t._index, "class": "mono" }, breakable(testName(t)))),
         el("td", { text: t.header || t.source }),
         el("td", { text: text }));
     });
@@ -112,18 +125,23 @@
   }
 
   // ---- per-test metric chart: baseline vs current bars, threshold marks ------------------
+  // Text widths are estimated from the font size (0.62 em per character, a monospace cell is
+  // 0.6 em), so labels get the room they need and are never cut at the chart's edge.
+  function textWidth(text, size) { return String(text).length * size * 0.62; }
+
   function metricChart(t) {
     var metrics = qualityMetrics(t);
     if (!metrics.length) return el("p", { "class": "empty", text: "No quality metric in this run." });
-    var W = 520, labelW = 150, valueW = 58, rowH = 34, top = 6;
-    var plotW = W - labelW - valueW;
     var maxV = 1;
     metrics.forEach(function (m) {
       [m.value, m.baseline, m.bound].forEach(function (v) { if (v !== null && v > maxV) maxV = v; });
     });
-    var H = top + metrics.length * rowH + 16;
+    var labelW = 14 + Math.max.apply(null, metrics.map(function (m) { return textWidth(m.name, 11); }));
+    var valueW = 14 + Math.max.apply(null, metrics.map(function (m) { return textWidth(fmt(m.name, m.value), 11); }));
+    var plotW = 320, rowH = 34, top = 6;
+    var W = Math.ceil(labelW + plotW + valueW), H = top + metrics.length * rowH + 16;
     var x = function (v) { return labelW + Math.max(0, v) / maxV * plotW; };
-    var chart = sv("svg", { viewBox: "0 0 " + W + " " + H, "class": "metric-chart", role: "img",
+    var chart = sv("svg", { viewBox: "0 0 " + W + " " + H, width: W, "class": "metric-chart", role: "img",
       "aria-label": "baseline and current value per metric", "data-scale": maxV, "data-plot-width": plotW });
     for (var g = 0; g <= 4; g++) {
       var gx = labelW + plotW * g / 4;
@@ -151,28 +169,37 @@
         row.appendChild(sv("line", { "class": "floor-mark", x1: x(m.bound), x2: x(m.bound), y1: y + 1, y2: y + 31,
           "data-metric": m.name, "data-bound": m.bound }, sv("title", { text: (m.bound_kind === "min" ? "floor " : "ceiling ") + fmt(m.name, m.bound) })));
       }
-      var label = fmt(m.name, m.value);
-      if (m.delta !== null && m.delta !== undefined) label += " " + fmtDelta(m.name, m.delta);
-      row.appendChild(sv("text", { x: W - valueW + 6, y: y + 25, "class": "value-label " + (m.delta < 0 ? "neg" : ""), text: label }));
+      row.appendChild(sv("text", { x: labelW + plotW + 8, y: y + 25, "class": "value-label", text: fmt(m.name, m.value) }));
       chart.appendChild(row);
     });
-    var legend = el("div", { "class": "legend" },
+    var legend = el("div", { "class": "legend", style: "max-width:" + W + "px" },
       el("span", null, el("i", { style: "background:var(--good)" }), "current (pass)"),
       el("span", null, el("i", { style: "background:var(--bad)" }), "current (failing)"),
       el("span", null, el("i", { style: "background:var(--up)" }), "improved"),
       el("span", null, el("i", { style: "background:var(--base)" }), "baseline"),
       el("span", null, el("i", { style: "background:none;border-left:2px dashed var(--ink);border-radius:0" }), "threshold"),
       el("span", null, el("i", { style: "background:none;border-left:2px solid var(--bad);border-radius:0" }), "tolerance"));
-    return el("div", null, chart, legend);
+    return el("div", { "class": "chart-box" }, chart, legend);
+  }
+
+  // What a status cell does not say: the p-value's reading, the confidence interval, notes.
+  function metricDetail(m) {
+    var parts = [];
+    if (m.ci) parts.push("95% CI of Δ [" + fmtDelta(m.name, m.ci[0]) + ", " + fmtDelta(m.name, m.ci[1]) + "]");
+    if (m.note && !IMPROVED_NOTE.test(m.note)) parts.push(m.note);
+    return parts.join("; ");
   }
 
   function metricTable(t) {
     var hasBaseline = t.metrics.some(function (m) { return m.baseline !== null; });
+    var hasP = t.metrics.some(function (m) { return m.p_value !== null && m.p_value !== undefined; });
     var hasBound = t.metrics.some(function (m) { return m.bound !== null; });
     var head = [el("th", { text: "metric" }), el("th", { "class": "num", text: "value" })];
     if (hasBaseline) head.push(el("th", { "class": "num", text: "baseline" }), el("th", { "class": "num", text: "Δ" }), el("th", { "class": "num", text: "allowed" }));
+    if (hasP) head.push(el("th", { "class": "num", text: "p" }));
     if (hasBound) head.push(el("th", { "class": "num", text: "threshold" }));
     head.push(el("th", { text: "status" }));
+    var notes = [];
     var rows = t.metrics.map(function (m) {
       var cells = [el("td", { "class": "mono", text: m.name }), el("td", { "class": "num", text: fmt(m.name, m.value) })];
       if (hasBaseline) {
@@ -181,14 +208,59 @@
         cells.push(el("td", { "class": "num", text: fmt(m.name, m.baseline) }), el("td", { "class": cls, text: fmtDelta(m.name, m.delta) }),
           el("td", { "class": "num", text: m.baseline !== null ? fmt(m.name, m.allowed) : "–" }));
       }
+      if (hasP) cells.push(el("td", { "class": "num", text: m.p_value === null || m.p_value === undefined ? "–" : String(Number(m.p_value.toPrecision(3))) }));
       if (hasBound) cells.push(el("td", { "class": "num", text: m.bound === null ? "–" : (m.bound_kind === "min" ? "≥ " : "≤ ") + fmt(m.name, m.bound) }));
-      var status = [badge(m.status)];
-      if (m.p_value !== null) status.push(" p=" + Number(m.p_value.toPrecision(3)));
-      if (m.note) status.push(el("div", { "class": "meta", text: m.note }));
-      cells.push(el("td", null, status));
+      var detail = metricDetail(m);
+      var status = badge(m.status);
+      if (detail) {
+        notes.push({ name: m.name, text: detail });
+        status.setAttribute("title", detail);
+        status.appendChild(el("sup", { "class": "ref", text: String(notes.length) }));
+      }
+      cells.push(el("td", { "class": "status" }, status));
       return el("tr", { "data-metric": m.name, "data-status": m.status }, cells);
     });
-    return el("table", { "class": "metrics" }, el("thead", null, el("tr", null, head)), el("tbody", null, rows));
+    var table = el("table", { "class": "metrics" }, el("thead", null, el("tr", null, head)), el("tbody", null, rows));
+    if (!notes.length) return [table];
+    return [table, el("ol", { "class": "metric-notes" }, notes.map(function (n) {
+      return el("li", { "data-metric": n.name }, el("code", { text: n.name }), " " + n.text);
+    }))];
+  }
+
+  // Metric means per tag, when the test gates each tag on its own.
+  function perTagTable(t) {
+    var tags = Object.keys(t.per_tag || {}).sort();
+    if (!tags.length) return null;
+    var names = [];
+    tags.forEach(function (tag) {
+      Object.keys(t.per_tag[tag] || {}).forEach(function (n) { if (names.indexOf(n) < 0) names.push(n); });
+    });
+    var head = [el("th", { text: "tag" })].concat(names.map(function (n) { return el("th", { "class": "num mono", text: n }); }));
+    var rows = tags.map(function (tag) {
+      return el("tr", { "data-tag": tag }, [el("td", { "class": "mono", text: tag })].concat(names.map(function (n) {
+        var v = (t.per_tag[tag] || {})[n];
+        return el("td", { "class": "num", text: fmt(n, v === undefined ? null : v) });
+      })));
+    });
+    return el("div", { "class": "per-tag" }, el("h3", { text: "Per tag" }),
+      el("div", { "class": "scroll-x" }, el("table", { "class": "per-tag-table" }, el("thead", null, el("tr", null, head)), el("tbody", null, rows))));
+  }
+
+  // Cases added, removed or edited since the baseline: compared on the shared cases only.
+  function caseDiff(t) {
+    var diff = t.baseline && t.baseline.case_diff;
+    if (!diff) return null;
+    var parts = [];
+    ["added", "removed", "edited"].forEach(function (kind) {
+      var n = diff[kind] || 0;
+      if (!n) return;
+      var ids = (diff[kind + "_ids"] || []).slice(0, 5);
+      var more = n > ids.length ? ", …" : "";
+      parts.push(n + " " + kind + (ids.length ? " (" + ids.join(", ") + more + ")" : ""));
+    });
+    if (!parts.length) return null;
+    return el("div", { "class": "note case-diff" }, "Golden set changed since the baseline: " + parts.join(" · ") +
+      ". The comparison uses the cases both share.");
   }
 
   // ---- per-case distribution and the cases that moved most ------------------------------
@@ -209,13 +281,13 @@
       var b = caseBaseline(c, name); if (b !== null) { base[bin(b)]++; withBase = true; }
     });
     var top = Math.max.apply(null, counts.concat(base).concat([1]));
-    var W = 520, H = 170, left = 34, bottom = 22, plotW = W - left - 6, plotH = H - bottom - 10;
+    var W = 520, H = 170, left = 34, bottom = 22, plotW = W - left - 16, plotH = H - bottom - 10;
     var bw = plotW / bins;
     var chart = sv("svg", { viewBox: "0 0 " + W + " " + H, "class": "hist", "data-metric": name, role: "img",
       "aria-label": "number of cases per value of " + name });
     for (var g = 0; g <= 2; g++) {
       var gy = 10 + plotH - plotH * g / 2;
-      chart.appendChild(sv("line", { "class": "axis", x1: left, x2: W - 6, y1: gy, y2: gy }));
+      chart.appendChild(sv("line", { "class": "axis", x1: left, x2: left + plotW, y1: gy, y2: gy }));
       chart.appendChild(sv("text", { x: left - 6, y: gy + 4, "text-anchor": "end", "class": "value-label", text: Math.round(top * g / 2) }));
     }
     for (var k = 0; k < bins; k++) {
@@ -256,7 +328,7 @@
       var byId = {};
       t.cases.forEach(function (c) { byId[c.id] = c; });
       changes.forEach(function (ch) {
-        rows.push({ c: byId[ch.id] || { id: ch.id, query: ch.query }, before: ch.before, after: ch.after, delta: ch.after - ch.before });
+        rows.push({ c: byId[ch.id] || { id: ch.id, query: ch.query }, before: ch.before, after: ch.after, delta: ch.after - ch.before, explain: ch.explain });
       });
     } else {
       title = "Lowest-scoring cases (" + name + ")";
@@ -273,11 +345,13 @@
       if (r.delta !== null) {
         var w = Math.abs(r.delta) / maxD * 60;
         deltaCell.appendChild(el("span", { text: fmtDelta(name, r.delta) + " " }));
-        var s = sv("svg", { width: 62, height: 10, style: "display:inline-block;width:62px;vertical-align:middle" },
+        var s = sv("svg", { width: 62, height: 10, "class": "delta" },
           sv("rect", { "class": "delta-bar " + ((r.delta * sign) < 0 ? "neg" : "pos"), x: 62 - w, y: 1, width: w.toFixed(2), height: 8, rx: 1 }));
         deltaCell.appendChild(s);
       }
-      var cells = [el("td", { "class": "mono", text: r.c.id }), el("td", { text: r.c.query || "" })];
+      var explain = r.explain || explanation(t, r.c.id);
+      var cells = [el("td", { "class": "mono", text: r.c.id }), el("td", null, r.c.query || "",
+        explain.length ? el("div", { "class": "meta explain", text: explain.join(" · ") }) : null)];
       if (r.delta !== null) cells.push(el("td", { "class": "num", text: fmt(name, r.before) }));
       cells.push(el("td", { "class": "num", text: fmt(name, r.after) }));
       if (r.delta !== null) cells.push(deltaCell);
@@ -293,6 +367,14 @@
       : el("p", { "class": "empty", text: "No case got worse." });
     return el("div", null, el("h3", { text: title }), table);
   }
+
+  // The baseline comparison's account of one case: how its relevant documents moved.
+  function changeOf(t, caseId) {
+    return (t.case_changes || []).filter(function (ch) {
+      return String(ch.id) === String(caseId) && ((ch.explain || []).length || (ch.baseline_hits || []).length);
+    })[0] || null;
+  }
+  function explanation(t, caseId) { var ch = changeOf(t, caseId); return (ch && ch.explain) || []; }
 
   function defaultMetric(t) {
     var q = qualityMetrics(t);
@@ -401,8 +483,20 @@
       return el("li", { "class": "hit" + (h.relevant ? " relevant" : ""), "data-rank": h.rank, "data-id": h.id },
         el("div", { "class": "rank", text: "#" + h.rank }), el("div", null, body));
     });
-    parts.push(el("h3", { text: "Retrieved hits" }));
-    parts.push(hits.length ? el("ol", { "class": "hits" }, hits) : el("p", { "class": "empty", text: "The retriever returned nothing." }));
+    var current = hits.length ? el("ol", { "class": "hits" }, hits) : el("p", { "class": "empty", text: "The retriever returned nothing." });
+    var change = changeOf(t, c.id);
+    if (change && change.explain && change.explain.length) {
+      parts.push(el("h3", { text: "What moved" }));
+      parts.push(el("ul", { "class": "explain-list" }, change.explain.map(function (e) { return el("li", { text: e }); })));
+    }
+    if (change && change.baseline_hits && change.baseline_hits.length) {
+      parts.push(el("div", { "class": "rankings" },
+        el("div", { "class": "ranking-now" }, el("h3", { text: "Retrieved hits now" }), current),
+        el("div", { "class": "ranking-baseline" }, el("h3", { text: "In the baseline" }), baselineRanking(c, change.baseline_hits))));
+    } else {
+      parts.push(el("h3", { text: "Retrieved hits" }));
+      parts.push(current);
+    }
     if (c.hits_dropped) parts.push(el("p", { "class": "meta", text: "… " + c.hits_dropped + " more hits not stored" }));
     var cl = claims(c);
     if (cl.length) {
@@ -414,6 +508,20 @@
       })));
     }
     return parts;
+  }
+
+  // The baseline's ranking of a case, each id with where it is now.
+  function baselineRanking(c, ids) {
+    if (!ids.length) return el("p", { "class": "empty", text: "The baseline retrieved nothing." });
+    var now = {};
+    c.hits.forEach(function (h) { now[String(h.id)] = h; });
+    return el("ol", { "class": "baseline-hits" }, ids.map(function (id, i) {
+      var h = now[String(id)];
+      var where = h ? (h.rank === i + 1 ? "same rank" : "now #" + h.rank) : "gone";
+      return el("li", { "class": "baseline-hit" + (h && h.relevant ? " relevant" : ""), "data-rank": i + 1, "data-id": id },
+        el("span", { "class": "rank", text: "#" + (i + 1) }), el("code", { text: id }),
+        el("span", { "class": "meta moved" + (where === "gone" ? " worse" : ""), text: where }));
+    }));
   }
 
   var cards = {};
@@ -448,16 +556,22 @@
     if (t.judge && (t.judge.calls !== undefined || t.judge.cached !== undefined)) sub.push("judge: " + (t.judge.calls || 0) + " calls, " + (t.judge.cached || 0) + " cached");
     node.appendChild(el("p", { "class": "sub", text: sub.filter(Boolean).join(" · ") }));
     (t.problems || []).forEach(function (p) { node.appendChild(el("div", { "class": "problem", text: p })); });
-    (t.notes || []).forEach(function (n) { node.appendChild(el("div", { "class": "note", text: n })); });
+    // An improvement is in the metric table; its "re-record the baseline" note would be wrong
+    // advice on a test that failed, and is said once at the top of the page for the others.
+    (t.notes || []).forEach(function (n) {
+      if (!IMPROVED_NOTE.test(n)) node.appendChild(el("div", { "class": "note", text: n }));
+    });
+    append(node, caseDiff(t));
     var latency = t.metrics.filter(function (m) { return m.kind === "latency"; });
-    var right = [metricTable(t)];
+    var right = metricTable(t);
     if (latency.length) {
       right.push(el("p", { "class": "meta latency" }, "Latency: ", latency.map(function (m) {
         return m.name.replace("latency_", "").replace("_ms", "") + " " + fmt(m.name, m.value) + " ms" + (FAILING[m.status] ? " (" + WORDS[m.status] + ")" : "");
       }).join(" · ")));
     }
     node.appendChild(el("h3", { text: "Baseline vs current" }));
-    node.appendChild(el("div", { "class": "grid" }, metricChart(t), el("div", null, right)));
+    node.appendChild(el("div", { "class": "flow metric-flow" }, metricChart(t), el("div", { "class": "metric-box" }, right)));
+    append(node, perTagTable(t));
     var metric = defaultMetric(t);
     if (metric && t.cases.length) {
       var distHolder = el("div", { "class": "dist" });
@@ -478,7 +592,7 @@
       select.addEventListener("change", draw);
       node.appendChild(el("h3", { text: "Cases" }));
       node.appendChild(el("div", { "class": "toolbar" }, el("span", { "class": "meta", text: "Distribution of per-case values for" }), select));
-      node.appendChild(el("div", { "class": "grid" }, distHolder, moversHolder));
+      node.appendChild(el("div", { "class": "flow case-flow" }, distHolder, moversHolder));
       draw();
       node.appendChild(casesTable(t));
     }
@@ -502,11 +616,24 @@
 
   var app = document.getElementById("app");
   append(app, header());
-  if (tests.some(function (t) { return t.metrics.some(function (m) { return m.status === "improved"; }); })) {
-    app.appendChild(el("div", { "class": "hint", text: "Some metrics improved beyond tolerance: run `pytest --snapshot-update` to record them as the new baseline." }));
-  }
+  // Re-recording is the advice only for tests that passed: on a failing one it would accept
+  // the failure too.
+  // Last, below every regression, and naming exactly the tests to re-record.
+  var improved = tests.filter(function (t) { return t.status === "improved"; });
   app.appendChild(el("section", { "class": "card overview" }, overview()));
   attention.forEach(function (t) { app.appendChild(testCard(t)); });
+  if (improved.length) {
+    var seen = {};
+    var ids = improved.map(function (t) { return t.nodeid; }).filter(function (id) {
+      if (seen[id]) return false;
+      seen[id] = true;
+      return true;
+    });
+    var command = "pytest " + ids.map(function (id) { return '"' + id + '"'; }).join(" ") +
+      " --snapshot-update";
+    app.appendChild(el("div", { "class": "hint" }, "Improved beyond tolerance; to record it: ",
+      el("code", { text: command })));
+  }
   app.appendChild(el("footer", { text: "Generated by " + ((data.run || {}).generator || "pytest-ragcheck") + " · report schema v" + data.schema_version }));
   window.addEventListener("hashchange", route);
   route();

@@ -1,4 +1,4 @@
-"""The published schema of the JSON report (``--ragcheck-report=report.json``), version 1.
+"""The published schema of the JSON report (``--ragcheck-report=report.json``), version 2.
 
 Read a report with::
 
@@ -37,10 +37,11 @@ __all__ = [
     "Threshold",
 ]
 
+#: The vocabulary of :mod:`pytest_ragcheck.report.labels` (a test checks they agree).
 EntryStatus = Literal[
-    "regressed", "below_floor", "above_ceiling", "error", "failed", "improved", "new", "passed"
+    "regressed", "below_floor", "above_ceiling", "failed", "improved", "new", "passed", "skipped"
 ]
-MetricStatus = Literal["pass", "below_floor", "above_ceiling", "regressed", "improved", "new"]
+MetricStatus = Literal["regressed", "below_floor", "above_ceiling", "improved", "new", "pass"]
 
 
 class _Strict(BaseModel):
@@ -75,11 +76,11 @@ class Summary(_Strict):
     regressed: int
     below_floor: int
     above_ceiling: int
-    error: int
     failed: int
     improved: int
     new: int
     passed: int
+    skipped: int
 
 
 class Threshold(_Strict):
@@ -109,7 +110,7 @@ class EntryConfig(_Strict):
     baseline: bool
     thresholds: dict[str, Threshold]
     tags: list[str] | None
-    concurrency: int
+    concurrency: int | Literal["auto"]
     timeout: float | None
     on_error: str
     empty: str
@@ -226,8 +227,8 @@ class Entry(_Strict):
     problems: list[str] = Field(description="paragraphs that failed the test on their own")
     notes: list[str]
     case_changes: list[CaseChange]
-    per_tag: dict[str, dict[str, float | None]] = Field(
-        default_factory=dict,
+    per_tag: dict[str, dict[str, float | None]] | None = Field(
+        default=None,
         description="per_tag=True: tag -> metric -> this run's mean over the tag's cases",
     )
     judge: JudgeStats | None
@@ -237,7 +238,7 @@ class Entry(_Strict):
 class Report(_Strict):
     """A ``--ragcheck-report=*.json`` file."""
 
-    schema_version: Literal[1]
+    schema_version: Literal[2]
     run: RunInfo
     summary: Summary
     tests: list[Entry] = Field(description="in node-id order")

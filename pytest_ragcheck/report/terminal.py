@@ -6,15 +6,16 @@ output through pytest's terminal writer and plain text for docs and tests.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_ragcheck.checks import update_command
 from pytest_ragcheck.display import format_value, signed
-from pytest_ragcheck.report.document import TEST_STATUSES, sort_for_attention
+from pytest_ragcheck.report.document import sort_for_attention
+from pytest_ragcheck.report.labels import FAILING, TEST_STATUSES, title, word
 
 __all__ = [
-    "METRIC_WORDS",
     "Line",
     "format_delta",
     "format_number",
@@ -26,39 +27,18 @@ Markup = dict[str, bool]
 Line = list[tuple[str, Markup]]
 
 
-#: How a metric status reads in tables.
-METRIC_WORDS = {
-    "pass": "pass",
-    "regressed": "regressed",
-    "below_floor": "below floor",
-    "above_ceiling": "above ceiling",
-    "improved": "improved",
-    "new": "new",
-}
-#: How a test status reads in tables.
-TEST_WORDS = {
-    "regressed": "REGRESSED",
-    "below_floor": "BELOW FLOOR",
-    "above_ceiling": "ABOVE CEILING",
-    "error": "ERROR",
-    "failed": "FAILED",
-    "improved": "IMPROVED",
-    "new": "NEW",
-    "passed": "PASSED",
-}
 _BAD = {"red": True}
 _COLOURS: Mapping[str, Markup] = {
-    "regressed": _BAD,
-    "below_floor": _BAD,
-    "above_ceiling": _BAD,
-    "error": _BAD,
-    "failed": _BAD,
+    **dict.fromkeys(FAILING, _BAD),
     "improved": {"cyan": True},
     "new": {"yellow": True},
     "pass": {"green": True},
     "passed": {"green": True},
+    "skipped": {"yellow": True},
 }
-_STATUS_WIDTH = max(len(w) for w in TEST_WORDS.values())
+_STATUS_WIDTH = max(len(title(s)) for s in TEST_STATUSES)
+#: Notes wrap at this width (a table row is about as wide).
+_NOTE_WIDTH = 110
 
 
 def format_number(name: str, value: float | None) -> str:
@@ -76,14 +56,14 @@ def format_delta(name: str, delta: float | None) -> str:
 
 
 def _status_text(metric: Mapping[str, Any]) -> str:
-    word = METRIC_WORDS.get(metric["status"], metric["status"])
+    status = word(metric["status"])
     extra = []
     if metric.get("p_value") is not None and metric["status"] in ("regressed", "improved"):
         extra.append(f"p={metric['p_value']:.3g}")
     note = metric.get("note") or ""
-    if note and not note.startswith(word):  # "improved beyond tolerance" says nothing new
+    if note and not note.startswith(status):  # "improved beyond tolerance" says nothing new
         extra.append(note)
-    return f"{word} ({', '.join(extra)})" if extra else word
+    return f"{status} ({', '.join(extra)})" if extra else status
 
 
 def _bound_text(metric: Mapping[str, Any]) -> str:
@@ -140,10 +120,10 @@ def _table(test: Mapping[str, Any], markup: bool) -> list[Line]:
 
 def _title(test: Mapping[str, Any], markup: bool) -> Line:
     status = test["status"]
-    word = TEST_WORDS.get(status, status.upper()).ljust(_STATUS_WIDTH)
+    label = title(status).ljust(_STATUS_WIDTH)
     colour = {**_COLOURS.get(status, {}), "bold": True} if markup else {}
     name = test["nodeid"] + (f" [call {test['call'] + 1}]" if test.get("call") else "")
-    line: Line = [(word, colour), ("  " + name, {"bold": markup})]
+    line: Line = [(label, colour), ("  " + name, {"bold": markup})]
     if test.get("header"):
         line.append(("  " + test["header"], {}))
     return line
@@ -154,9 +134,23 @@ def _first_line(text: str) -> str:
     return first if len(first) <= 160 else first[:159] + "…"
 
 
+def _note_lines(note: str) -> list[str]:
+    """A note's first line wrapped under its label, not cut: notes carry the fix to apply."""
+    first = note.strip().splitlines()[0] if note.strip() else ""
+    wrapped = textwrap.wrap(
+        first,
+        width=_NOTE_WIDTH,
+        initial_indent="  note: ",
+        subsequent_indent="        ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return wrapped or ["  note:"]
+
+
 def _compact(test: Mapping[str, Any], markup: bool) -> Line:
     status = test["status"]
-    word = TEST_WORDS.get(status, status.upper()).ljust(_STATUS_WIDTH)
+    label = title(status).ljust(_STATUS_WIDTH)
     colour = {**_COLOURS.get(status, {}), "bold": True} if markup else {}
     name = test["nodeid"] + (f" [call {test['call'] + 1}]" if test.get("call") else "")
     parts: list[str] = []
@@ -173,16 +167,16 @@ def _compact(test: Mapping[str, Any], markup: bool) -> Line:
                 text += f", allowed {format_number(m['name'], m['allowed'])}"
             text += ")"
         elif m["status"] in ("below_floor", "above_ceiling"):
-            text += f" ({METRIC_WORDS[m['status']]} {format_number(m['name'], m.get('bound'))})"
+            text += f" ({word(m['status'])} {format_number(m['name'], m.get('bound'))})"
         parts.append(text)
     if test.get("problems"):
         parts.append(_first_line(test["problems"][0]))
-    return [(word, colour), ("  " + name + "  " + " · ".join(parts), {})]
+    return [(label, colour), ("  " + name + "  " + " · ".join(parts), {})]
 
 
 def _counts(tests: Sequence[Mapping[str, Any]]) -> str:
     counts = {s: sum(1 for t in tests if t["status"] == s) for s in TEST_STATUSES}
-    parts = [f"{n} {s.replace('_', ' ')}" for s, n in counts.items() if n]
+    parts = [f"{n} {word(s)}" for s, n in counts.items() if n]
     noun = "test" if len(tests) == 1 else "tests"
     return f"ragcheck: {len(tests)} {noun} — " + ", ".join(parts)
 
@@ -208,7 +202,7 @@ def render_summary(
         for note in test.get("notes") or []:
             if note.startswith("improved beyond tolerance"):
                 continue  # listed with the update hint below
-            lines.append([("  note: " + _first_line(note), {})])
+            lines.extend([(text, {})] for text in _note_lines(note))
         detectable = detectable_text(test)
         if detectable:
             lines.append([("  " + detectable, {})])

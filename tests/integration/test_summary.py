@@ -110,7 +110,7 @@ def test_header_shows_the_effective_configuration(suite):
     result.assert_outcomes(passed=1)
     assert (
         "ragcheck: judge=gpt-4o-mini at http://localhost:9/v1, judge cache=off, "
-        "tolerance=0.05, concurrency=16, report=out/r.json"
+        "tolerance=0.05, concurrency=auto, report=out/r.json"
     ) in result.stdout.lines
     text = suite.text(result)
     assert "hunter2" not in text

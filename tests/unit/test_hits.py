@@ -363,3 +363,33 @@ def test_match_spans_no_hits() -> None:
     match = match_spans([], ["a", "b"])
     assert match == SpanMatch([], [], [None, None], 0)
     assert match.spans_found() == 0
+
+
+# ----------------------------------------------------------------- unordered, too long, alternatives
+
+
+@pytest.mark.parametrize("raw", [{"a", "b"}, frozenset({"a"})])
+def test_normalize_rejects_unordered_hits(raw: Any) -> None:
+    with pytest.raises(TypeError, match=r"which has no order; hits must be ordered"):
+        normalize_hits(raw)
+
+
+def test_an_integer_id_too_long_to_print_is_a_named_error() -> None:
+    with pytest.raises(TypeError, match=r"hit #2: an integer id of about 5,001 digits"):
+        normalize_hits(["a", 10**5000])
+    with pytest.raises(TypeError, match=r"write such ids as strings"):
+        normalize_hits([(10**5000, 0.5)])
+
+
+def test_metadata_ids_are_kept_as_alternatives_outside_equality() -> None:
+    doc = LCDocument(
+        "text", metadata={"doc_id": "d-7", "page": 3, "title": "x", "score": 0.5}, id="u-1"
+    )
+    hit = to_hit(doc)
+    assert hit == Hit("u-1", "text")
+    assert hit.alternatives == (("doc_id", "d-7"), ("page", "3"), ("title", "x"))
+    assert to_hit(doc, id_key="doc_id").alternatives == ()
+    node = LINodeWithScore(LINode("n-1", "t", {"doc_id": "d-1"}), 0.5)
+    node.node.ref_doc_id = "src-9"  # type: ignore[attr-defined]
+    assert to_hit(node).alternatives == (("doc_id", "d-1"), ("ref_doc_id", "src-9"))
+    assert to_hit((doc, 0.2)).alternatives == hit.alternatives

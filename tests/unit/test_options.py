@@ -68,6 +68,18 @@ def test_every_value_is_read(tmp_path):
     assert options.baseline == BaselineOptions(precision=2, fail_on_improvement=True)
 
 
+@pytest.mark.parametrize(
+    ("cli", "ini", "expected"),
+    [
+        ({}, {}, "auto"),
+        ({"concurrency": "Auto"}, {"concurrency": "4"}, "auto"),
+        ({}, {"concurrency": " 8 "}, 8),
+    ],
+)
+def test_concurrency_is_auto_unless_a_number_is_given(tmp_path, cli, ini, expected):
+    assert _parse(tmp_path, cli, ini).defaults.concurrency == expected
+
+
 def test_the_command_line_wins_and_an_unread_ini_value_is_not_checked(tmp_path):
     options = _parse(
         tmp_path,
@@ -114,17 +126,20 @@ def test_blank_text_is_unset(tmp_path):
         (
             {},
             {"concurrency": "many"},
-            "--ragcheck-concurrency / ragcheck_concurrency: expected a number, got 'many'",
+            "--ragcheck-concurrency / ragcheck_concurrency must be 'auto' or an integer >= 1, "
+            "got 'many'",
         ),
         (
             {"concurrency": "0"},
             {},
-            "--ragcheck-concurrency / ragcheck_concurrency must be an integer >= 1, got '0'",
+            "--ragcheck-concurrency / ragcheck_concurrency must be 'auto' or an integer >= 1, "
+            "got '0'",
         ),
         (
             {"concurrency": "2.5"},
             {},
-            "--ragcheck-concurrency / ragcheck_concurrency must be an integer >= 1, got '2.5'",
+            "--ragcheck-concurrency / ragcheck_concurrency must be 'auto' or an integer >= 1, "
+            "got '2.5'",
         ),
         (
             {},

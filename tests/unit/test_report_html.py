@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+from importlib import resources
 
 import pytest
-from chromium import Browser, needs_chromium
-from report_data import regressed_record, sample_document
+from chromium import SCREEN_WIDTHS, Browser, needs_chromium
+from report_data import regressed_record, sample_document, sample_records
 
+from pytest_ragcheck.display import format_value
+from pytest_ragcheck.report import labels
 from pytest_ragcheck.report.document import build_document, sort_for_attention
 from pytest_ragcheck.report.html import render_html
 
@@ -261,3 +264,274 @@ def test_a_link_to_a_case_opens_it(browser, report_url, document):
     assert any("TimeoutError: no answer in 60 s" in p for p in drill["problems"])
     assert drill["hits"] == []
     assert ["mrr@10", "0.000"] in drill["values"]  # no per-case baseline: no baseline column
+
+
+# ---- layout at common screen widths, baseline details, the status vocabulary -------------
+
+LONG_NOTE = (
+    "not significant: p=0.31 > significance 0.05 (with 3 changed case(s) no change can reach "
+    "p ≤ 0.05; the drop is judged by tolerance alone)"
+)
+
+
+def detailed_record() -> dict:
+    """A regressed test carrying everything a comparison can report, with long names and notes:
+    cases added/removed/edited since the baseline, how each regressed case's relevant
+    documents moved, the baseline's ranking, per-tag means, an improvement on a failing test."""
+    record = regressed_record()
+    record["nodeid"] = (
+        "tests/retrieval/test_product_search.py::test_hybrid_retriever_with_reranker"
+        "[bge-large-en-v1.5-cross-encoder-ms-marco-MiniLM-L-12-v2]"
+    )
+    record["baseline"]["case_diff"] = {
+        "added": 7,
+        "removed": 1,
+        "edited": 2,
+        "added_ids": ["q90", "q91", "q92", "q93", "q94", "q95", "q96"],
+        "removed_ids": ["q40"],
+        "edited_ids": ["q05", "q07"],
+    }
+    changes = record["verdict"]["case_changes"]
+    changes[0]["explain"] = [
+        "doc-012 rank 1 → 14",
+        "doc-040 rank 3 → gone",
+        "came in: doc-099 at 1",
+    ]
+    changes[0]["baseline_hits"] = ["doc-012", "doc-031", "doc-040", "doc-007"]
+    changes[1]["explain"] = ["doc-021 rank 2 → 5"]  # no baseline ranking for this one
+    record["per_tag"] = {
+        "faq": {"mrr@10": 0.61, "recall@10": 0.72},
+        "billing": {"mrr@10": 0.48, "recall@10": None},
+    }
+    checks = {c["name"]: c for c in record["verdict"]["checks"]}
+    checks["ndcg@10"].update(status="pass", p_value=0.31, note=LONG_NOTE)
+    checks["recall@10"].update(status="improved", note="improved beyond tolerance")
+    record["verdict"]["notes"] = [
+        "improved beyond tolerance: recall@10 0.700 → 0.800; run `pytest --snapshot-update` "
+        "to record them as the new baseline"
+    ]
+    long_names = {
+        "rerank_relevancy_max@10": (0.412, 0.455, "min"),
+        "context_precision@10": (0.700, 0.690, None),
+        "hit_rate_granular@10": (0.530, 0.610, None),
+    }
+    for name, (value, base, bound) in long_names.items():
+        record["result"]["metrics"][name] = value
+        record["result"]["kinds"][name] = (
+            "judge" if "context" in name or "rerank" in name else "rank"
+        )
+        record["verdict"]["checks"].append(
+            {
+                "name": name,
+                "value": value,
+                "higher_is_better": True,
+                "bound": 0.45 if bound else None,
+                "bound_kind": bound,
+                "baseline": base,
+                "delta": value - base,
+                "allowed": 0.02,
+                "p_value": 0.0123,
+                "ci": [-0.09, -0.01],
+                "status": "below_floor"
+                if bound
+                else "regressed"
+                if base - value > 0.02
+                else "pass",
+                "note": LONG_NOTE if name.startswith("context") else "",
+            }
+        )
+    return record
+
+
+@pytest.fixture(scope="module")
+def detailed_document():
+    records = [*sample_records(), detailed_record()]
+    return build_document(records, run=sample_document()["run"])
+
+
+@pytest.fixture(scope="module")
+def detailed_url(tmp_path_factory, detailed_document):
+    path = tmp_path_factory.mktemp("html") / "detailed.html"
+    path.write_text(render_html(detailed_document), encoding="utf-8")
+    return path.as_uri()
+
+
+def _index(document, suffix):
+    return next(i for i, t in enumerate(document["tests"]) if suffix in t["nodeid"])
+
+
+STATUS_CELLS = """Array.from(document.querySelectorAll("table.metrics td.status")).map(function (td) {
+  var badge = td.querySelector(".badge"), ref = badge.querySelector(".ref");
+  var text = badge.textContent.slice(0, badge.textContent.length - (ref ? ref.textContent.length : 0));
+  return {status: td.parentElement.dataset.status, word: text, badges: td.querySelectorAll(".badge").length,
+          lines: badge.getClientRects().length, height: td.getBoundingClientRect().height,
+          name: td.parentElement.cells[0].getBoundingClientRect().height, title: badge.title};
+})"""
+
+
+@needs_chromium
+@pytest.mark.parametrize("width", SCREEN_WIDTHS)
+def test_layout_holds_at_common_screen_widths(browser, detailed_url, detailed_document, width):
+    """Nothing drawn past its card, no label cut at its chart's edge, no page-wide scrolling,
+    status cells one short word on one line, at every common screen width."""
+    browser.set_width(width, 900)
+    try:
+        index = _index(detailed_document, "test_hybrid_retriever")
+        first = detailed_document["tests"][index]["case_changes"][0]["id"]
+        browser.open(f"{detailed_url}#case={index}/{first}")  # the drill-down with both rankings
+        opened = browser.eval(
+            "(function () { var d = document.querySelectorAll('details');"
+            " d.forEach(function (x) { x.open = true; }); return d.length; })()"
+        )
+        assert opened == len(detailed_document["tests"])  # every case table is measured too
+        assert browser.eval("!!document.querySelector('.drill:not([hidden]) .rankings')")
+        assert browser.layout_problems() == {"page": [], "outside_card": [], "outside_svg": []}
+        cells = browser.eval(STATUS_CELLS)
+        assert len(cells) == sum(len(t["metrics"]) for t in detailed_document["tests"])
+        for cell in cells:
+            assert cell["badges"] == 1
+            assert cell["word"] == labels.word(cell["status"])
+            assert cell["lines"] == 1
+            assert cell["height"] <= cell["name"] + 1  # as tall as the metric name's cell
+        # Details are on hover and listed below the table, never inside the cell.
+        noted = [c for c in cells if c["title"]]
+        assert any(LONG_NOTE in c["title"] for c in noted)
+        notes = browser.eval(
+            "Array.from(document.querySelectorAll('ol.metric-notes li')).map(function (li) {"
+            " return li.textContent; })"
+        )
+        assert any(LONG_NOTE in n for n in notes)
+        # Chart labels end before the bars start (long metric names included).
+        overlaps = browser.eval(
+            """Array.from(document.querySelectorAll("svg.metric-chart g.metric-row")).filter(function (g) {
+              var label = g.querySelector("text.label").getBoundingClientRect();
+              var bar = g.querySelector("rect.bar-current").getBoundingClientRect();
+              return label.right > bar.left;
+            }).map(function (g) { return g.dataset.metric; })"""
+        )
+        assert overlaps == []
+    finally:
+        browser.set_width(1280, 1000)
+
+
+@needs_chromium
+def test_wide_screens_show_chart_and_table_side_by_side(browser, report_url):
+    def placement(width):
+        browser.set_width(width, 900)
+        browser.open(report_url)
+        return browser.eval(
+            """(function () {
+              var chart = document.querySelector(".chart-box").getBoundingClientRect();
+              var table = document.querySelector("table.metrics").getBoundingClientRect();
+              return {beside: table.left >= chart.right, below: table.top >= chart.bottom};
+            })()"""
+        )
+
+    try:
+        assert placement(1920) == {"beside": True, "below": False}
+        assert placement(1280) == {"beside": True, "below": False}
+    finally:
+        browser.set_width(1280, 1000)
+
+
+BASELINE_DETAILS = """(function () {
+  var card = document.querySelector('section.test[data-nodeid*="test_hybrid_retriever"]');
+  function texts(sel) { return Array.from(card.querySelectorAll(sel)).map(function (e) { return e.textContent; }); }
+  var drill = card.querySelector(".drill:not([hidden])");
+  return {
+    diff: texts(".case-diff"),
+    notes: texts(".note"),
+    explain: Array.from(card.querySelectorAll("tr.mover")).map(function (tr) {
+      var e = tr.querySelector(".explain"); return [tr.dataset.case, e ? e.textContent : null]; }),
+    tags: Array.from(card.querySelectorAll("table.per-tag-table tbody tr")).map(function (tr) {
+      return Array.from(tr.cells).map(function (td) { return td.textContent; }); }),
+    tagHead: texts("table.per-tag-table th"),
+    moved: drill ? texts(".drill .explain-list li") : null,
+    now: drill ? Array.from(drill.querySelectorAll(".ranking-now li.hit")).map(function (li) { return li.dataset.id; }) : null,
+    before: drill ? Array.from(drill.querySelectorAll("li.baseline-hit")).map(function (li) {
+      return [li.dataset.id, li.querySelector(".moved").textContent]; }) : null,
+    hint: Array.from(document.querySelectorAll(".hint")).map(function (e) { return e.textContent; })
+  };
+})()"""
+
+
+@needs_chromium
+def test_baseline_details_are_shown_when_present(browser, detailed_url, detailed_document):
+    index = _index(detailed_document, "test_hybrid_retriever")
+    test = detailed_document["tests"][index]
+    first = test["case_changes"][0]["id"]
+    browser.open(f"{detailed_url}#case={index}/{first}")
+    shown = browser.eval(BASELINE_DETAILS)
+    assert shown["diff"] == [
+        "Golden set changed since the baseline: 7 added (q90, q91, q92, q93, q94, …) · "
+        "1 removed (q40) · 2 edited (q05, q07). The comparison uses the cases both share."
+    ]
+    # A failing test gets no "re-record the baseline" advice for its improved metric...
+    assert not any("improved beyond tolerance" in n for n in shown["notes"])
+    # ...and the page's hint, after every test card, re-records only the improved tests
+    # that passed.
+    assert shown["hint"] == [
+        'Improved beyond tolerance; to record it: pytest "tests/test_search.py::test_support" '
+        "--snapshot-update"
+    ]
+    explained = dict(shown["explain"])
+    assert explained[first] == "doc-012 rank 1 → 14 · doc-040 rank 3 → gone · came in: doc-099 at 1"
+    assert explained[test["case_changes"][1]["id"]] == "doc-021 rank 2 → 5"
+    assert shown["tagHead"] == ["tag", "mrr@10", "recall@10"]
+    assert shown["tags"] == [["billing", "0.480", "–"], ["faq", "0.610", "0.720"]]
+    # The drill-down shows the baseline's ranking beside the current one.
+    case = next(c for c in test["cases"] if c["id"] == first)
+    assert shown["moved"] == test["case_changes"][0]["explain"]
+    assert shown["now"] == [h["id"] for h in case["hits"]]
+    current = {h["id"]: h["rank"] for h in case["hits"]}
+    expected = []
+    for rank, doc in enumerate(test["case_changes"][0]["baseline_hits"], start=1):
+        where = current.get(doc)
+        expected.append(
+            [doc, "gone" if where is None else "same rank" if where == rank else f"now #{where}"]
+        )
+    assert shown["before"] == expected
+
+
+@needs_chromium
+def test_absent_baseline_details_draw_nothing(browser, report_url, document):
+    assert all(t["per_tag"] is None for t in document["tests"])
+    browser.open(report_url + "#case=0/q03")
+    found = browser.eval(
+        "['.case-diff', '.per-tag', '.rankings', '.explain', '.explain-list', '.baseline-hit']"
+        ".filter(function (s) { return document.querySelector(s); })"
+    )
+    assert found == []
+
+
+def test_the_page_reads_the_one_status_vocabulary():
+    page = render_html(sample_document())
+    match = re.search(
+        r'<script id="ragcheck-labels" type="application/json">(.*?)</script>', page, re.S
+    )
+    assert match is not None
+    assert json.loads(match.group(1)) == labels.page_labels()
+    script = resources.files("pytest_ragcheck.report").joinpath("report.js").read_text("utf-8")
+    for status in (*labels.TEST_STATUSES, *labels.METRIC_STATUSES):
+        if "_" in status:  # a status's words are nowhere in the script but in the labels
+            assert labels.word(status) not in script
+
+
+@needs_chromium
+def test_numbers_read_as_in_the_terminal(browser, tmp_path):
+    """A stored 0.5285 reads 0.529 in the page as in the terminal summary (half-up from the
+    baseline's 4 decimals), not 0.528 (binary rounding of 0.5285)."""
+    tricky = [0.5285, 0.3685, 0.36852, 0.99995, 0.0004999, 0.1234, 123.456, 1.0]
+    document = sample_document()
+    test = next(t for t in document["tests"] if t["nodeid"].endswith("test_smoke"))
+    metric = next(m for m in test["metrics"] if m["name"] == "mrr@10")
+    rows = [dict(metric, name=f"mrr@{i + 1}", value=v, baseline=v) for i, v in enumerate(tricky)]
+    test["metrics"] = rows
+    path = tmp_path / "numbers.html"
+    path.write_text(render_html(document), encoding="utf-8")
+    browser.open(path.as_uri())
+    shown = browser.eval(
+        """Array.from(document.querySelectorAll('section.test[data-nodeid$="test_smoke"] table.metrics tbody tr'))
+          .map(function (tr) { return [tr.cells[1].textContent, tr.cells[2].textContent]; })"""
+    )
+    assert shown == [[format_value(v), format_value(v)] for v in tricky]

@@ -71,7 +71,7 @@ def test_markdown_sections_have_metric_tables_and_worst_cases(document):
     # Last, after every regression, naming only the improved test that passed.
     assert text.rstrip().endswith(
         '📈 Improved beyond tolerance; to record it: `pytest "tests/test_search.py::test_support" '
-        '--snapshot-update`'
+        "--snapshot-update`"
     )
 
 

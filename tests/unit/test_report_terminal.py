@@ -69,7 +69,7 @@ def test_floor_table_without_baseline_columns(document):
 
 def test_error_test_shows_the_problem(document):
     block = _block(plain(render_summary(document)), "test_flaky_api")
-    assert block[0].startswith("ERROR")
+    assert block[0].startswith("FAILED ")  # pytest's word for it
     assert any(line.startswith("  ! The retriever failed on 2 of 5 case(s)") for line in block)
 
 
@@ -84,7 +84,7 @@ def test_improvements_listed_with_the_update_hint(document):
     assert improved is not None
     assert float(improved.group(1)) - 0.700 == pytest.approx(float(improved.group(2)), abs=1e-3)
     assert text.splitlines()[-1] == (
-        "ragcheck: 5 tests — 1 regressed, 1 below floor, 1 error, 1 improved, 1 passed"
+        "ragcheck: 5 tests — 1 regressed, 1 below floor, 1 failed, 1 improved, 1 passed"
     )
 
 
@@ -132,3 +132,14 @@ def test_format_delta():
     assert format_delta("mrr@10", 0.01) == "+0.010"
     assert format_delta("latency_p50_ms", -3.25) == "−3.2"
     assert format_delta("mrr@10", None) == "-"
+
+
+def test_long_notes_wrap_under_their_label_instead_of_being_cut() -> None:
+    from pytest_ragcheck.report.terminal import _note_lines
+
+    note = "retriever returned at most 2 hits; metrics @10 are computed on 2; " + "x " * 40 + "end"
+    lines = _note_lines(note + "\nsecond line")
+    assert lines[0].startswith("  note: retriever returned at most 2 hits;")
+    assert all(line.startswith("        ") for line in lines[1:])
+    assert lines[-1].endswith("end")
+    assert " ".join(line.strip() for line in lines) == "note: " + note

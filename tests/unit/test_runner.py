@@ -19,6 +19,7 @@ from pytest_ragcheck.runner import (
     RunOptions,
     arun_retriever,
     resolve_retriever,
+    run_cases,
     run_retriever,
 )
 
@@ -148,8 +149,10 @@ class AsyncCallableObject:
 def test_resolve_sync_function() -> None:
     resolved = resolve_retriever(echo)
     assert isinstance(resolved, ResolvedRetriever)
-    call, is_async, description = resolved
+    call, is_async, description, takes_depth, hint = resolved
     assert not is_async
+    assert not takes_depth
+    assert hint is None
     assert description == "callable echo"
     assert call("q", None) == ["q-1", "q-2"]
 
@@ -606,3 +609,266 @@ def test_arun_retriever_uses_the_current_loop_for_async() -> None:
     assert [ids(o) for o in async_outcomes] == [[q] for q in QUERIES]
     assert [ids(o) for o in sync_outcomes] == [[f"{q}-1", f"{q}-2"] for q in QUERIES]
     assert on_outer_loop
+
+
+# ----------------------------------------------------------------- lazy and unordered hits
+
+
+def _lazy(query: str) -> Any:
+    yield f"{query}-1"
+    raise RuntimeError(f"cursor closed for {query}")
+
+
+async def _alazy(query: str) -> Any:
+    yield f"{query}-1"
+    raise RuntimeError(f"cursor closed for {query}")
+
+
+async def _returns_lazy(query: str) -> Any:
+    return _lazy(query)
+
+
+@pytest.mark.parametrize("retriever", [_lazy, _alazy, _returns_lazy])
+@pytest.mark.parametrize(
+    ("concurrency", "timeout"), [(1, None), (1, 5.0), (3, None), ("auto", None)]
+)
+def test_lazy_hits_that_raise_are_that_cases_error(
+    retriever: Any, concurrency: Any, timeout: float | None
+) -> None:
+    outcomes = run(retriever, ["a", "b"], concurrency=concurrency, timeout=timeout)
+    assert [o.error for o in outcomes] == [
+        "RuntimeError: cursor closed for a",
+        "RuntimeError: cursor closed for b",
+    ]
+    assert all(o.traceback and "cursor closed" in o.traceback for o in outcomes)
+
+
+def test_lazy_hits_are_read_inside_the_call() -> None:
+    def gen(query: str) -> Any:
+        time.sleep(0.01)
+        yield query
+
+    (outcome,) = run(gen, ["q"])
+    assert ids(outcome) == ["q"]
+    assert outcome.latency_ms is not None
+    assert outcome.latency_ms >= 10
+
+
+@pytest.mark.parametrize("hits", [{"a", "b"}, frozenset({"a"})])
+def test_unordered_hits_are_an_error(hits: Any) -> None:
+    (outcome,) = run(lambda q: hits, ["q"])
+    assert outcome.error is not None
+    assert outcome.error.startswith("TypeError: the retriever returned a ")
+    assert "which has no order; hits must be ordered" in outcome.error
+
+
+def test_dict_views_keep_their_order() -> None:
+    scores = {"b": 2.0, "a": 1.0}
+    assert ids(run(lambda q: scores.keys(), ["q"])[0]) == ["b", "a"]
+    assert ids(run(lambda q: scores.items(), ["q"])[0]) == ["b", "a"]
+
+
+def test_a_timeout_beyond_what_a_thread_can_wait_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"timeout must be a positive number of seconds up to"):
+        RunOptions(k=None, concurrency=1, timeout=1e10)
+    with pytest.raises(ValueError, match=r"concurrency must be an integer >= 1 or 'auto'"):
+        RunOptions(k=None, concurrency="fast", timeout=None)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------- concurrency "auto"
+
+
+@pytest.mark.parametrize("timeout", [None, 5.0])
+@pytest.mark.parametrize("retriever", [echo, aecho])
+def test_auto_keeps_the_order_and_reports_every_case(retriever: Any, timeout: Any) -> None:
+    calls: list[tuple[int, int]] = []
+    queries = [str(i) for i in range(8)]
+    result = run_cases(
+        retriever,
+        queries,
+        RunOptions(k=None, concurrency="auto", timeout=timeout),
+        progress=lambda done, total: calls.append((done, total)),
+    )
+    assert [ids(o) for o in result.outcomes] == [[f"{q}-1", f"{q}-2"] for q in queries]
+    assert result.concurrency.auto
+    assert calls[-1] == (8, 8)
+    assert [done for done, _ in calls] == sorted({done for done, _ in calls})
+
+
+def test_auto_measures_cpu_time_of_the_first_calls() -> None:
+    outcomes = run(echo, ["a", "b", "c", "d"], concurrency="auto")
+    assert all(o.cpu_ms is not None and o.cpu_ms >= 0 for o in outcomes[:3])
+
+
+def test_auto_with_one_serial_worker_and_no_timeout_stays_in_the_calling_thread() -> None:
+    threads: set[int] = set()
+
+    def record(query: str) -> list[str]:
+        threads.add(threading.get_ident())
+        return [query]
+
+    result = run_cases(record, QUERIES, RunOptions(k=None, concurrency="auto", timeout=None))
+    assert result.concurrency.workers == 1  # it does nothing but use the CPU
+    assert threads == {threading.get_ident()}
+
+
+# ----------------------------------------------------------------- containers and bound methods
+
+
+class VectorStoreLike:
+    """Shaped like a LangChain ``VectorStore``: its ``search`` needs a ``search_type``."""
+
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+
+    def search(self, query: str, search_type: str, **kwargs: Any) -> list[LCDocument]:
+        raise AssertionError("a vector store is read with similarity_search_with_score")
+
+    def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[LCDocument]:
+        raise AssertionError("the scored variant is preferred")
+
+    def similarity_search_with_score(self, *args: Any, **kwargs: Any) -> list[Any]:
+        self.seen.append(kwargs["k"])
+        return [(LCDocument("t", id=f"{args[0]}-{i}"), 1.0 - i / 10) for i in range(kwargs["k"])]
+
+    async def asimilarity_search(self, query: str, k: int = 4) -> list[LCDocument]:
+        return [LCDocument("t", id=f"a-{query}-{i}") for i in range(k)]
+
+    def as_retriever(self, **kwargs: Any) -> Any:
+        raise AssertionError("not needed")
+
+
+def test_a_vector_store_is_searched_with_the_depth() -> None:
+    store = VectorStoreLike()
+    result = run_cases(store, ["q"], RunOptions(k=3, concurrency=1, timeout=None))
+    assert ids(result.outcomes[0]) == ["q-0", "q-1", "q-2"]
+    assert result.outcomes[0].hits[1].score == 0.9
+    assert store.seen == [3]
+    assert result.retriever.description == (
+        "VectorStoreLike.similarity_search_with_score (LangChain-style vector store, sync)"
+    )
+    bound = run_cases(store.asimilarity_search, ["q"], RunOptions(k=2, concurrency=1, timeout=None))
+    assert ids(bound.outcomes[0]) == ["a-q-0", "a-q-1"]
+    assert bound.retriever.is_async
+
+
+class VectorStoreRetrieverLike(LangChainLike):
+    """Shaped like ``VectorStoreRetriever``: ``invoke(query, k=...)`` reaches the store."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.search_kwargs: dict[str, Any] = {}
+        self.vectorstore = object()
+        self.kwargs: list[dict[str, Any]] = []
+
+    def invoke(self, input: str, config: Any = None, **kwargs: Any) -> list[LCDocument]:
+        self.kwargs.append(kwargs)
+        return []
+
+
+class FixedKRetriever(LangChainLike):
+    k = 4
+
+
+class ChainLike:
+    def __init__(self, *steps: Any) -> None:
+        self.steps = list(steps)
+
+    def invoke(self, input: str, config: Any = None, **kwargs: Any) -> list[LCDocument]:
+        return []
+
+
+def test_langchain_depth_per_call_or_a_hint() -> None:
+    store_retriever = VectorStoreRetrieverLike()
+    run(store_retriever, ["q"], k=12)
+    assert store_retriever.kwargs == [{"k": 12}]
+    assert resolve_retriever(ChainLike(store_retriever, object())).takes_depth
+    fixed = resolve_retriever(FixedKRetriever())
+    assert not fixed.takes_depth
+    assert fixed.depth_hint == (
+        "FixedKRetriever returns at most k=4 hits per call and takes no k per call: "
+        "create it with k={depth}"
+    )
+    late = resolve_retriever(ChainLike(LangChainLike(), VectorStoreRetrieverLike()))
+    assert late.depth_hint is not None
+    assert "vectorstore.as_retriever(search_kwargs={'k': {depth}})" in late.depth_hint
+
+
+class IndexLike:
+    """Shaped like a LlamaIndex index: it builds retrievers."""
+
+    def __init__(self) -> None:
+        self.built: list[dict[str, Any]] = []
+
+    def as_retriever(self, **kwargs: Any) -> Any:
+        self.built.append(kwargs)
+        retriever = LlamaIndexLike()
+        retriever.similarity_top_k = kwargs.get("similarity_top_k", 2)  # type: ignore[attr-defined]
+        return retriever
+
+    def as_query_engine(self) -> None:
+        raise AssertionError("not needed")
+
+
+def test_an_index_builds_its_retriever_with_the_depth_once() -> None:
+    index = IndexLike()
+    result = run_cases(index, QUERIES, RunOptions(k=7, concurrency=2, timeout=None))
+    assert index.built == [{"similarity_top_k": 7}]
+    assert [ids(o) for o in result.outcomes] == [[f"n-{q}"] for q in QUERIES]
+    assert result.retriever.takes_depth
+    own = resolve_retriever(IndexLike())
+    assert own.depth_hint == (
+        "LlamaIndexLike returns similarity_top_k=2 hits per call: create it with "
+        "index.as_retriever(similarity_top_k={depth})"
+    )
+
+
+class PipelineLike:
+    """Shaped like a Haystack ``Pipeline``: an embedder feeding a retriever."""
+
+    def __init__(self, outputs: dict[str, Any] | None = None) -> None:
+        self.data: list[dict[str, Any]] = []
+        self._outputs = outputs or {"retriever": {"documents": {}}}
+
+    def run(self, data: dict[str, Any], include_outputs_from: Any = None) -> dict[str, Any]:
+        self.data.append(data)
+        query = data["embedder"]["text"]
+        return {"retriever": {"documents": [HSDocument(f"p-{query}")]}}
+
+    def inputs(self) -> dict[str, Any]:
+        return {
+            "embedder": {"text": {"is_mandatory": True}},
+            "retriever": {"filters": {"is_mandatory": False}, "top_k": {"is_mandatory": False}},
+        }
+
+    def outputs(self) -> dict[str, Any]:
+        return self._outputs
+
+    def get_component(self, name: str) -> Any:
+        raise AssertionError("not needed")
+
+
+def test_a_pipeline_gets_the_query_and_top_k() -> None:
+    pipe = PipelineLike()
+    (outcome,) = run(pipe, ["q"], k=5)
+    assert ids(outcome) == ["p-q"]
+    assert pipe.data == [{"embedder": {"text": "q"}, "retriever": {"top_k": 5}}]
+
+
+def test_an_ambiguous_pipeline_shows_the_wrapper() -> None:
+    pipe = PipelineLike({"a": {"documents": {}}, "b": {"documents": {}}})
+    with pytest.raises(RetrieverError) as info:
+        resolve_retriever(pipe, depth=10)
+    assert str(info.value) == (
+        "cannot tell how to call this Haystack Pipeline: it needs exactly one open 'documents' "
+        "output, found a, b. Pass a function that runs it and returns the documents, e.g. "
+        'ragcheck(lambda query: pipe.run({"embedder": {"text": query}})["a"]["documents"])'
+    )
+
+
+def test_bound_async_methods_keep_the_framework_handling() -> None:
+    retriever = LangChainLike()
+    resolved = resolve_retriever(retriever.ainvoke)
+    assert resolved.is_async
+    assert resolved.description == "LangChainLike.ainvoke (LangChain-style, async)"
+    assert resolve_retriever(HaystackLike().run).takes_depth

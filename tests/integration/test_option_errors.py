@@ -42,13 +42,14 @@ BAD_VALUES = [
     pytest.param(
         [],
         {"ragcheck_concurrency": "many"},
-        "--ragcheck-concurrency / ragcheck_concurrency: expected a number, got 'many'",
+        "--ragcheck-concurrency / ragcheck_concurrency must be 'auto' or an integer >= 1, "
+        "got 'many'",
         id="ini-concurrency",
     ),
     pytest.param(
         ["--ragcheck-concurrency=0"],
         {},
-        "--ragcheck-concurrency / ragcheck_concurrency must be an integer >= 1, got '0'",
+        "--ragcheck-concurrency / ragcheck_concurrency must be 'auto' or an integer >= 1, got '0'",
         id="cli-concurrency-zero",
     ),
     pytest.param(
@@ -113,7 +114,7 @@ def test_command_line_wins_over_a_bad_ini_value(suite):
     result.assert_outcomes(passed=1)
     assert (
         "ragcheck: judge=not set, judge cache=.ragcheck/judge, tolerance=0.05, "
-        "concurrency=16, report=out/r.json"
+        "concurrency=auto, report=out/r.json"
     ) in result.stdout.lines
     suite.assert_clean(result)
 

@@ -1,0 +1,83 @@
+"""How many retriever calls run at once: a number the user set, or ``"auto"``.
+
+``"auto"`` (the default) measures the first calls of a sync retriever, one at a time: the
+process's CPU time against the wall time of each call. One that keeps the CPU busy
+(in-process BM25, a local embedding model, numpy) gains nothing from threads under the GIL or
+with multithreaded BLAS, and each call only gets slower, so it runs serially and its
+latencies are those of single calls; one that waits (a network, a database) runs on up to
+:data:`AUTO_WORKERS` threads (or coroutines in flight, for an async retriever: measured the
+same way, since many frameworks' async methods run the sync code in an executor).
+
+Process CPU time rather than the calling thread's: native libraries compute on threads of
+their own. On a machine busy with other processes a CPU-bound call gets only part of a core,
+so the share is divided by what a busy thread can get now (cores / load average, at most 1);
+waiting calls use a few percent whatever the load.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "AUTO",
+    "AUTO_WORKERS",
+    "CPU_BOUND_SHARE",
+    "PROBE_CALLS",
+    "Concurrency",
+    "ConcurrencyChoice",
+    "choose",
+    "cpu_available",
+]
+
+AUTO: Literal["auto"] = "auto"
+Concurrency = int | Literal["auto"]
+#: Workers (threads, or coroutines in flight) for I/O-bound retrievers under ``"auto"``.
+AUTO_WORKERS = 16
+#: Calls measured, one at a time, before ``"auto"`` decides (the first is a warm-up).
+PROBE_CALLS = 3
+#: Share of the call time spent on the CPU (of what is available) from which a sync
+#: retriever runs serially.
+CPU_BOUND_SHARE = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class ConcurrencyChoice:
+    """How many calls ran at once, and why (``reason`` is empty when the user set it)."""
+
+    workers: int
+    auto: bool
+    reason: str = ""
+
+    def describe(self) -> str:
+        """``concurrency auto → 1 (CPU-bound: ...)``, as the summary shows it."""
+        if not self.auto:
+            return f"concurrency {self.workers}"
+        return f"concurrency auto → {self.workers} ({self.reason})"
+
+
+def cpu_available() -> float:
+    """The share of a core a busy thread can expect now: 1.0 unless the machine is loaded."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # not on every platform
+        return 1.0
+    cores = os.cpu_count() or 1
+    return min(1.0, cores / load) if load > 0 else 1.0
+
+
+def choose(calls: Sequence[tuple[float, float]], *, available: float = 1.0) -> ConcurrencyChoice:
+    """The choice for a sync retriever from measured ``(wall ms, process CPU ms)`` calls;
+    ``available`` is :func:`cpu_available` when they ran."""
+    measured = list(calls[1:] if len(calls) > 1 else calls)  # the first call warms caches up
+    if not measured:
+        return ConcurrencyChoice(AUTO_WORKERS, True, "no successful call to measure")
+    wall = sum(w for w, _ in measured)
+    share = sum(c for _, c in measured) / wall if wall > 0 else 1.0
+    busy = f", {available:.0%} of a core free" if available < 1.0 else ""
+    per_call = f"{wall / len(measured):.1f} ms per call, {min(share, 1.0):.0%} of it on the CPU"
+    if share >= CPU_BOUND_SHARE * available:
+        return ConcurrencyChoice(1, True, f"CPU-bound: {per_call}{busy}")
+    return ConcurrencyChoice(AUTO_WORKERS, True, f"I/O-bound: {per_call}{busy}")

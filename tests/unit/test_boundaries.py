@@ -1,0 +1,74 @@
+"""Input at the boundary: concurrency "auto", and absurd numbers as named errors (marker
+keywords, golden files, in-memory cases) instead of a traceback from deep inside."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_ragcheck.config import Defaults, build_settings
+from pytest_ragcheck.errors import ConfigError, GoldenSetError
+from pytest_ragcheck.golden import load_golden
+from pytest_ragcheck.threads import MAX_TIMEOUT
+
+
+def test_concurrency_is_auto_by_default_and_a_number_wins() -> None:
+    assert build_settings({}).concurrency == "auto"
+    assert build_settings({"concurrency": "Auto"}).concurrency == "auto"
+    assert build_settings({"concurrency": 4}).concurrency == 4
+    assert build_settings({}, defaults=Defaults(concurrency=8)).concurrency == 8
+    assert build_settings(
+        {"concurrency": "auto"}, defaults=Defaults(concurrency=8)
+    ).concurrency == ("auto")
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [
+        (
+            {"concurrency": "atuo"},
+            "concurrency must be 'auto' or an integer >= 1, got 'atuo' (did you mean 'auto'?)",
+        ),
+        ({"concurrency": 0}, "concurrency must be an integer >= 1, got 0"),
+        (
+            {"timeout": 10**10},
+            f"timeout must be at most {MAX_TIMEOUT:.0f} seconds, got 10000000000; use None for no timeout",
+        ),
+        ({"timeout": 0}, "timeout must be > 0 seconds (or None for no timeout)"),
+        ({"judge_timeout": 1e300}, f"judge_timeout must be <= {MAX_TIMEOUT:g}, got 1e+300"),
+        ({"tolerance": 10**400}, "tolerance must be a finite number, got an integer too large"),
+    ],
+)
+def test_absurd_values_are_named_errors(keywords: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        build_settings(keywords)
+    assert str(info.value) == message
+
+
+def test_the_longest_timeout_and_none_are_accepted() -> None:
+    assert build_settings({"timeout": MAX_TIMEOUT}).timeout == MAX_TIMEOUT
+    assert build_settings({"timeout": None}).timeout is None
+
+
+def test_a_number_too_long_to_read_in_a_golden_file(tmp_path: Any) -> None:
+    path = tmp_path / "golden.jsonl"
+    path.write_text(
+        '{"query": "a", "expected_ids": ["d1"]}\n'
+        f'{{"query": "b", "expected_ids": [{"9" * 5000}]}}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(GoldenSetError) as info:
+        load_golden(str(path), base_dirs=[tmp_path])
+    assert (
+        "golden.jsonl:2: a number has more digits than Python reads (4,300); write long ids "
+        in (str(info.value))
+    )
+
+
+def test_an_integer_id_too_long_in_memory() -> None:
+    with pytest.raises(GoldenSetError) as info:
+        load_golden([{"id": 10**5000, "query": "a", "expected_ids": ["d1"]}], base_dirs=[])
+    assert "field 'id': an integer id of about 5,001 digits is longer than Python converts" in str(
+        info.value
+    )
