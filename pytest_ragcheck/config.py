@@ -298,8 +298,7 @@ def build_settings(
 
     thresholds: dict[str, Threshold] = {}
     for key, value in kw.items():
-        # ``min_tag_cases`` is a keyword of its own, not the floor of a metric "tag_cases".
-        if key.startswith(("min_", "max_")) and key not in MARKER_KEYWORDS:
+        if key.startswith(("min_", "max_")) and key not in MARKER_KEYWORDS:  # min_tag_cases
             t = _threshold_keyword(key, value, k)
             thresholds[t.name] = t
     raw_thresholds = kw.get("thresholds") or {}

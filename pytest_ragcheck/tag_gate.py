@@ -98,6 +98,8 @@ def compare_tags(
     by_tag = _ids_by_tag(result, sides.match.shared)
     eligible = {t: ids for t, ids in by_tag.items() if len(ids) >= settings.min_tag_cases}
     if not eligible:
+        if not any(split_tag(name)[1] for name in checks):
+            return {}, [], None  # ``tag_checks`` already said no tag is large enough
         return {}, [_too_few_note(by_tag, settings.min_tag_cases, "shared")], None
     out: dict[str, MetricCheck] = {}
     notes: list[str] = []

@@ -81,3 +81,23 @@ def test_tags_below_min_tag_cases_are_said_plainly() -> None:
     assert untagged == [
         "per_tag=True: no evaluated case has a tag; only the overall metrics are gated"
     ]
+
+
+def test_a_tag_too_small_on_the_shared_cases_is_said_once() -> None:
+    """Ten pricing cases now, five of them new: the tag is gated in this run, not compared."""
+    tags = dict(PRICING)
+    base = tagged({f"p{i}": 1.0 for i in range(1, 6)}, tags)
+    now = tagged(dict.fromkeys(PRICING, 1.0), tags)
+    chosen = settings(per_tag=True)
+    floors, floor_notes = tag_checks(now, chosen)
+    assert list(floors) == ["mrr@10 [tag pricing]"]
+    assert floor_notes == []
+    comparison = compare_with_baseline(now, stored(base), chosen, checks=floors)
+    assert (
+        "per_tag=True: no tag has at least 10 shared cases (min_tag_cases; the largest, "
+        "'pricing', has 5); only the overall metrics are gated"
+    ) in comparison.notes
+    # When no tag was large enough in the run itself, tag_checks said so: no second note.
+    small = tagged({"p1": 1.0}, {"p1": ("pricing",)})
+    again = compare_with_baseline(small, stored(small), chosen, checks={})
+    assert not [n for n in again.notes if "no tag has at least" in n]
