@@ -101,3 +101,26 @@ def test_a_tag_too_small_on_the_shared_cases_is_said_once() -> None:
     small = tagged({"p1": 1.0}, {"p1": ("pricing",)})
     again = compare_with_baseline(small, stored(small), chosen, checks={})
     assert not [n for n in again.notes if "no tag has at least" in n]
+
+
+def test_a_slice_too_small_for_the_corrected_test_is_judged_by_tolerance() -> None:
+    """Ten tags: Holm multiplies the smallest p by 10, so six changed cases (2**-6 · 10 =
+    0.156) can never reach 0.05. Their drop must not pass as "not significant"."""
+    tags = {f"t{t}-{i}": (f"tag{t}",) for t in range(10) for i in range(10)}
+    base = {case: 0.0 if case.startswith("t1-") else 1.0 for case in tags}
+    now = dict(base)
+    now.update({f"t0-{i}": 0.0 for i in range(6)})  # tag0: six cases 1 → 0
+    now.update({f"t1-{i}": 1.0 for i in range(6)})  # tag1: six cases 0 → 1; overall flat
+    chosen = settings(per_tag=True)
+    current = tagged(now, tags)
+    floors, _ = tag_checks(current, chosen)
+    comparison = compare_with_baseline(current, stored(tagged(base, tags)), chosen, checks=floors)
+    assert comparison.checks["mrr@10"].delta == 0.0
+    dropped = comparison.checks["mrr@10 [tag tag0]"]
+    assert (dropped.baseline, dropped.current) == (1.0, 0.4)
+    assert dropped.status == "regressed"
+    assert dropped.note == (
+        "judged by tolerance alone: only 6 case(s) changed, too few for the paired test to "
+        "reach p ≤ 0.05 once Holm-corrected over 10 tags"
+    )
+    assert comparison.checks["mrr@10 [tag tag1]"].status == "improved"
