@@ -31,6 +31,7 @@ __all__ = [
     "BaselineComparison",
     "baseline_differences",
     "compare_with_baseline",
+    "golden_change_note",
     "not_comparable_message",
 ]
 
@@ -64,6 +65,8 @@ class BaselineComparison:
         verdict.checks.update(self.checks)
         verdict.problems.extend(self.problems)
         verdict.notes.extend(self.notes)
+        if self.comparable and self.match is not None:
+            verdict.golden_change = golden_change_note(self.match)
         if self.case_changes:
             verdict.case_changes = list(self.case_changes)
 
@@ -217,14 +220,22 @@ def compare_with_baseline(
     )
 
 
+def golden_change_note(match: CaseMatch) -> str:
+    """``golden set changed since the baseline: 5 added (…); compared on the 10 shared
+    case(s)``, or ``""`` when the cases are those of the baseline."""
+    if match.whole:
+        return ""
+    return (
+        f"golden set changed since the baseline: {match.summary()}; compared on the "
+        f"{len(match.shared)} shared case(s)"
+    )
+
+
 def _change_notes(stored: BaselineDoc, current: BaselineDoc, match: CaseMatch) -> list[str]:
     """What changed since the baseline that does not fail the test: cases and metrics."""
     notes: list[str] = []
     if not match.whole:
-        notes.append(
-            f"golden set changed since the baseline: {match.summary()}; compared on the "
-            f"{len(match.shared)} shared case(s)"
-        )
+        notes.append(golden_change_note(match))
     new = [n for n in current.metrics if n not in stored.metrics]
     if new:
         notes.append("not in the baseline: " + ", ".join(new) + " (re-record to start tracking it)")

@@ -242,7 +242,7 @@ def build_settings(
 
     thresholds: dict[str, Threshold] = {}
     for key, value in kw.items():
-        if key.startswith(("min_", "max_")):
+        if key.startswith(("min_", "max_")) and key not in MARKER_KEYWORDS:  # min_tag_cases
             t = _threshold_keyword(key, value, k)
             thresholds[t.name] = t
     raw_thresholds = kw.get("thresholds") or {}

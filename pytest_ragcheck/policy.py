@@ -58,6 +58,9 @@ class Verdict:
     header: str = ""
     #: The test's node id, for the exact re-record command.
     nodeid: str = ""
+    #: The cases added, removed and edited since the baseline ("" when none): a failure
+    #: message says what the comparison was made on.
+    golden_change: str = ""
 
     @property
     def failed(self) -> bool:
@@ -97,6 +100,9 @@ class Verdict:
                 if check.note:
                     lines.append(f"    {check.note}")
             lines.extend(_case_change_lines(self.case_changes))
+        if self.golden_change:
+            lines.append("")
+            lines.append(self.golden_change[:1].upper() + self.golden_change[1:] + ".")
         for problem in self.problems:
             lines.append("")
             lines.append(problem)

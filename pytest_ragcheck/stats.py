@@ -295,11 +295,14 @@ def detectable_drop(values: Sequence[float], *, level: float) -> float | None:
     ``(z[1 - level] + z[power]) * s / sqrt(n)`` with 80 % power, taking ``s`` as the size of
     the per-case differences a real change brings (cases move about as much as they vary
     across the set). ``None`` when fewer than ``ceil(log2(1 / level))`` cases exist: the
-    sign-flip test then cannot reach ``level`` at all.
+    sign-flip test then cannot reach ``level`` at all; ``None`` too when every case has the
+    same value, which leaves nothing to size a change by (it is not "any drop").
     """
     n = len(values)
     if n == 0 or 2.0**-n > level:
         return None
     spread = float(np.std(np.asarray(values, dtype=np.float64), ddof=1)) if n > 1 else 0.0
+    if spread == 0.0:
+        return None
     z = NormalDist().inv_cdf
     return (z(1.0 - level) + z(DETECTION_POWER)) * spread / float(np.sqrt(n))

@@ -98,6 +98,8 @@ def compare_tags(
     by_tag = _ids_by_tag(result, sides.match.shared)
     eligible = {t: ids for t, ids in by_tag.items() if len(ids) >= settings.min_tag_cases}
     if not eligible:
+        if not any(split_tag(name)[1] for name in checks):
+            return {}, [], None  # ``tag_checks`` already said no tag is large enough
         return {}, [_too_few_note(by_tag, settings.min_tag_cases, "shared")], None
     out: dict[str, MetricCheck] = {}
     notes: list[str] = []
@@ -119,10 +121,21 @@ def compare_tags(
                 after=after,
                 precision=sides.current.precision,
                 allowed=settings.allowed_drop(name),
-                test=replace(tests[tag], p_value=adjusted[tag]),
+                # Holm multiplies the smallest p by the number of tags: a tag whose changed
+                # cases cannot reach the level even so is judged by its tolerance alone.
+                test=replace(
+                    tests[tag],
+                    p_value=adjusted[tag],
+                    min_p_value=min(1.0, tests[tag].min_p_value * len(tests)),
+                ),
                 level=settings.significance,
                 update=update,
             )
+            if len(tests) > 1 and judged.check.note.startswith("judged by tolerance alone"):
+                judged.check = replace(
+                    judged.check,
+                    note=f"{judged.check.note} once Holm-corrected over {len(tests)} tags",
+                )
             if judged.note and judged.check.status != "regressed":
                 notes.append(judged.note)
             if judged.regressed and (worst is None or judged.worse_by > worst[0]):

@@ -289,6 +289,33 @@ def test_apply_and_message_show_regressions_cases_and_hint() -> None:
     assert verdict.checks["latency_p95_ms"].baseline is None
 
 
+def test_message_says_what_the_comparison_was_made_on() -> None:
+    """Cases added since the baseline are named in the failure message, not only the summary."""
+    base = make_result(per_case("mrr@10", BEFORE))
+    now = make_result(per_case("mrr@10", [0.0] * 6 + [1.0] * 4))
+    comparison = compare_with_baseline(now, stored(base), settings())
+    verdict = check_floors(now, settings(), header="golden.jsonl (10 cases, k=10)")
+    comparison.apply(verdict)
+    assert verdict.golden_change == (
+        "golden set changed since the baseline: 2 added (q09, q10); compared on the 8 "
+        "shared case(s)"
+    )
+    lines = verdict.message(now).splitlines()
+    assert lines[0].startswith("mrr@10 regressed 1.000 → 0.250 (Δ −0.750)")
+    assert (
+        "Golden set changed since the baseline: 2 added (q09, q10); compared on the 8 "
+        "shared case(s)." in lines
+    )
+    # An unchanged golden set adds no such line.
+    _, whole = compare(BEFORE, [0.0] * 8)
+    plain = check_floors(now, settings())
+    whole.apply(plain)
+    assert plain.golden_change == ""
+    assert not any(
+        line.startswith("Golden set changed") for line in plain.message(now).splitlines()
+    )
+
+
 def test_several_metrics_pick_the_one_that_regressed_most_for_the_cases() -> None:
     base_values = {f"q{i}": {"mrr@10": 1.0, "recall@10": 1.0} for i in range(6)}
     now_values = {f"q{i}": {"mrr@10": 0.9, "recall@10": 0.5 if i < 2 else 1.0} for i in range(6)}
