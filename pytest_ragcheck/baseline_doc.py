@@ -315,7 +315,7 @@ def hits_depth(result: Result, *, max_hits: int) -> int:
     A metric without a cutoff (``@all``, ``r_precision``) reads the whole ranking, which is
     capped at ``max_hits`` (ini ``ragcheck_baseline_max_hits``) to bound the file's size.
     """
-    cutoffs = [spec.k for spec in result.specs if spec.kind != "latency"]
+    cutoffs = [spec.k for spec in result.specs if spec.metric.snapshot]
     if not cutoffs or any(k is None for k in cutoffs):
         return max_hits
     return min(max(k for k in cutoffs if k is not None), max_hits)

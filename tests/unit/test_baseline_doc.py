@@ -205,3 +205,20 @@ def test_newer_schema_says_upgrade() -> None:
         )
     assert f"schema_version {SCHEMA_VERSION + 1}" in str(info.value)
     assert str(info.value).startswith("f.json: written by a newer pytest-ragcheck")
+
+
+def test_stored_ranking_depth_follows_the_stored_metrics_only() -> None:
+    from pytest_ragcheck.baseline_doc import hits_depth
+    from pytest_ragcheck.names import parse_metric
+    from pytest_ragcheck.result import Result
+
+    def depth(*names: str) -> int:
+        specs = tuple(parse_metric(n, 10) for n in names)
+        return hits_depth(Result(metrics={}, cases=[], k=10, specs=specs), max_hits=50)
+
+    assert depth("mrr", "recall@20") == 20
+    # Metrics never stored (latency, the judge's agreement statistics) ask for no ranking.
+    assert depth("mrr", "judge_kappa", "latency_p95_ms") == 10
+    # A stored metric without a cutoff reads the whole ranking, capped.
+    assert depth("mrr", "r_precision") == 50
+    assert depth("map@all") == 50
