@@ -28,7 +28,10 @@ def _figures():
 
 
 @pytest.mark.slow  # the example suite, three times
-def test_quoted_figures_match_a_fresh_run_of_the_example_suite():
+def test_quoted_figures_match_a_fresh_run_of_the_example_suite(monkeypatch):
+    # docs/figures.py puts the repository and the example suite on sys.path; later in-process
+    # pytest runs of this worker must not see them (a second pytest_ragcheck on the path).
+    monkeypatch.setattr(sys, "path", list(sys.path))
     figures = _figures()
     quoted = figures.quoted_figures()
     readme = [
