@@ -25,20 +25,28 @@ __all__ = ["BaselineGuard", "is_baseline_file"]
 
 #: Written into every baseline file (``baseline_doc.FORMAT``); read as bytes, no JSON parse.
 _MARKER = b'"format": "pytest-ragcheck baseline"'
+#: Bytes read at each end of a candidate file.
+_PEEK = 4096
 #: Folders never searched for snapshots.
 _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", ".venv"})
 
 
 def is_baseline_file(path: Path) -> bool:
-    """A pytest-ragcheck baseline: a ``.json`` file in a snapshot folder holding our marker."""
+    """A pytest-ragcheck baseline: a ``.json`` file in a snapshot folder holding our marker.
+
+    Keys are sorted, so ``"format"`` follows the ``"cases"`` block: in a large file it is near
+    the end, and the end is read as well as the start.
+    """
     if path.suffix != ".json":
         return False
     try:
         with path.open("rb") as handle:
-            head = handle.read(4096)
+            head = handle.read(_PEEK)
+            handle.seek(max(0, handle.seek(0, os.SEEK_END) - _PEEK))
+            tail = handle.read(_PEEK)
     except OSError:
         return False
-    return _MARKER in head or (b"pytest-ragcheck baseline" in head)
+    return _MARKER in head or _MARKER in tail
 
 
 class BaselineGuard:
