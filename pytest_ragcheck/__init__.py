@@ -12,10 +12,12 @@ import pytest
 
 __all__ = [
     "CaseResult",
+    "Comparison",
     "GoldenCase",
     "GoldenSet",
     "RagcheckError",
     "Result",
+    "compare",
     "evaluate",
     "load_golden",
     "ragcheck",
@@ -34,14 +36,17 @@ _LAZY = {
     "GoldenSet": "pytest_ragcheck.golden",
     "load_golden": "pytest_ragcheck.golden",
     "evaluate": "pytest_ragcheck.api",
+    "compare": "pytest_ragcheck.api",
+    "Comparison": "pytest_ragcheck.versus",
     "RagcheckError": "pytest_ragcheck.errors",
 }
 
 if TYPE_CHECKING:
-    from pytest_ragcheck.api import evaluate
+    from pytest_ragcheck.api import compare, evaluate
     from pytest_ragcheck.errors import RagcheckError
     from pytest_ragcheck.golden import GoldenCase, GoldenSet, load_golden
     from pytest_ragcheck.result import CaseResult, Result
+    from pytest_ragcheck.versus import Comparison
 
 
 def __getattr__(name: str) -> Any:

@@ -10,9 +10,12 @@ from typing import TYPE_CHECKING, Any
 from pytest_ragcheck.config import Defaults, JudgeSettings, build_settings
 
 if TYPE_CHECKING:
+    from pytest_ragcheck.config import Settings
+    from pytest_ragcheck.golden import GoldenSet
     from pytest_ragcheck.result import Result
+    from pytest_ragcheck.versus import Comparison
 
-__all__ = ["evaluate"]
+__all__ = ["compare", "evaluate"]
 
 
 def evaluate(
@@ -33,19 +36,61 @@ def evaluate(
     ``on_error``, ``empty``...); thresholds are not checked here: read ``result[...]``.
     """
     from pytest_ragcheck.evaluation import evaluate_golden
+
+    golden, settings = _prepare(cases, k, metrics, judge, options, where="evaluate()")
+    return evaluate_golden(retriever, golden, settings)
+
+
+def compare(
+    retrievers: Mapping[str, Any],
+    cases: str | os.PathLike[str] | Sequence[Any],
+    *,
+    k: int | None = 10,
+    metrics: Sequence[str] | None = None,
+    significance: float | None = 0.05,
+    judge: str | Mapping[str, Any] | JudgeSettings | None = None,
+    **options: Any,
+) -> Comparison:
+    """Evaluate named retrievers on the same golden set and compare them with the first.
+
+    ``retrievers`` is ``{"bm25": bm25, "hybrid": hybrid}``; each is evaluated exactly as
+    :func:`evaluate` would (``cmp.results["hybrid"]``), then tested case by case against the
+    first with a two-sided paired sign-flip test, Holm-corrected across the systems at
+    ``significance`` (``None``: means only). ``print(cmp)`` shows the table;
+    ``cmp.better("hybrid", "bm25", "ndcg@10")`` asserts; ``cmp.to_pandas()`` for notebooks.
+    """
+    from pytest_ragcheck.evaluation import evaluate_golden
+    from pytest_ragcheck.versus import check_level, check_systems, compare_results
+
+    systems = check_systems(retrievers)
+    level = check_level(significance)
+    golden, settings = _prepare(cases, k, metrics, judge, options, where="compare()")
+    results = {name: evaluate_golden(r, golden, settings) for name, r in systems.items()}
+    return compare_results(results, significance=level)
+
+
+def _prepare(
+    cases: str | os.PathLike[str] | Sequence[Any],
+    k: int | None,
+    metrics: Sequence[str] | None,
+    judge: str | Mapping[str, Any] | JudgeSettings | None,
+    options: Mapping[str, Any],
+    *,
+    where: str,
+) -> tuple[GoldenSet, Settings]:
+    """The golden set and settings of a library call (paths relative to the current folder)."""
     from pytest_ragcheck.golden import load_golden
 
-    judge_settings = _judge(judge)
     kw: dict[str, Any] = {"k": k, **options}
     if metrics is not None:
         kw["metrics"] = list(metrics)
-    settings = build_settings(kw, defaults=Defaults(judge=judge_settings), where="evaluate()")
+    settings = build_settings(kw, defaults=Defaults(judge=_judge(judge)), where=where)
     golden = load_golden(
         cases if not isinstance(cases, os.PathLike) else os.fspath(cases),
         base_dirs=[Path.cwd()],
         split=settings.split,
     )
-    return evaluate_golden(retriever, golden, settings)
+    return golden, settings
 
 
 def _judge(judge: str | Mapping[str, Any] | JudgeSettings | None) -> JudgeSettings:

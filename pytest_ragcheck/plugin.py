@@ -21,13 +21,17 @@ if TYPE_CHECKING:
     from collections.abc import Generator, Mapping
 
     from pytest_ragcheck.config import Settings
+    from pytest_ragcheck.golden import GoldenSet
     from pytest_ragcheck.result import Result
+    from pytest_ragcheck.versus import Comparison
 
 MARKER = "ragcheck"
 #: Records of the ragcheck calls made by one test item (JSON-safe dicts).
 ITEM_RECORDS = pytest.StashKey[list[dict[str, Any]]]()
 #: Every record of the session, gathered on the controller (or the only process).
 SESSION_RECORDS = pytest.StashKey[list[dict[str, Any]]]()
+#: ``ragcheck.compare(...)`` tables of one test item (JSON data, travels like the records).
+ITEM_COMPARISONS = pytest.StashKey[list[dict[str, Any]]]()
 
 #: The session's options, read and validated once in ``pytest_configure``.
 OPTIONS = pytest.StashKey[RagcheckOptions]()
@@ -185,9 +189,53 @@ class RagcheckFixture:
         # by "During handling of the above exception, another exception occurred".
         pytest.fail(redact(message), pytrace=False)
 
+    def compare(self, retrievers: Mapping[str, Any], **overrides: Any) -> Comparison:
+        """Evaluate named retrievers on the test's golden set and compare them with the first.
+
+        ``cmp = ragcheck.compare({"bm25": a, "hybrid": b})``: the table goes to the summary
+        and the reports; nothing is gated (no floors, no baseline): assert with
+        ``cmp.better("hybrid", "bm25", "ndcg@10")``. ``significance`` is the test's.
+        """
+        __tracebackhide__ = True
+        from pytest_ragcheck.evaluation import evaluate_golden
+        from pytest_ragcheck.redact import redact, redact_data
+        from pytest_ragcheck.report import make_progress
+        from pytest_ragcheck.versus import check_systems, compare_results
+
+        try:
+            systems = check_systems(retrievers)
+            settings = self.settings(**overrides)
+            golden = self._golden(settings)
+            item = self._request.node
+            progress = make_progress(self._request.config, item.nodeid)
+            results = {
+                name: evaluate_golden(r, golden, settings, progress=progress)
+                for name, r in systems.items()
+            }
+        except RagcheckError as exc:
+            message = str(exc)
+        else:
+            comparison = compare_results(results, significance=settings.significance)
+            data = redact_data({"nodeid": item.nodeid, **comparison.to_dict()})
+            item.stash.setdefault(ITEM_COMPARISONS, []).append(data)
+            return comparison
+        pytest.fail(redact(message), pytrace=False)
+
+    def _golden(self, settings: Settings) -> GoldenSet:
+        """The golden set the settings name, relative paths found next to the test first."""
+        from pytest_ragcheck.golden import load_golden
+
+        if settings.cases is None:
+            raise ConfigError(
+                "no golden cases: add @ragcheck(cases='golden.jsonl') to the test "
+                "or call ragcheck(retriever, cases=...)"
+            )
+        item = self._request.node
+        base_dirs = [Path(str(item.path)).parent, Path(self._request.config.rootpath)]
+        return load_golden(settings.cases, base_dirs=base_dirs, split=settings.split)
+
     def _run(self, retriever: Any, overrides: Mapping[str, Any]) -> Result:
         from pytest_ragcheck.evaluation import evaluate_golden
-        from pytest_ragcheck.golden import load_golden
         from pytest_ragcheck.policy import check_floors, failure_message
         from pytest_ragcheck.redact import redact, redact_data
         from pytest_ragcheck.report import make_progress
@@ -196,13 +244,7 @@ class RagcheckFixture:
         request = self._request
         item = request.node
         settings = self.settings(**overrides)
-        if settings.cases is None:
-            raise ConfigError(
-                "no golden cases: add @ragcheck(cases='golden.jsonl') to the test "
-                "or call ragcheck(retriever, cases=...)"
-            )
-        base_dirs = [Path(str(item.path)).parent, Path(request.config.rootpath)]
-        golden = load_golden(settings.cases, base_dirs=base_dirs, split=settings.split)
+        golden = self._golden(settings)
         progress = make_progress(request.config, item.nodeid)
         result = evaluate_golden(retriever, golden, settings, progress=progress)
         header = f"{golden.source} ({len(result.cases)} cases, k={settings.k})"
@@ -252,6 +294,9 @@ def pytest_runtest_makereport(
     if records and report.when == "call":
         # Plain JSON-safe data: pytest-xdist ships it to the controller with the report.
         report.ragcheck = records  # type: ignore[attr-defined]
+    comparisons = item.stash.get(ITEM_COMPARISONS, None)
+    if comparisons and report.when == "call":
+        report.ragcheck_compare = comparisons  # type: ignore[attr-defined]
     if report.failed and report.when in ("setup", "call") and _may_own_baseline(item):
         # A crashed test must keep its stored baseline under --snapshot-update (syrupy
         # deletes snapshots no assertion touched): mark it used, unchanged.
@@ -281,6 +326,11 @@ class _Collector:
         self.config = config
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        comparisons = getattr(report, "ragcheck_compare", None)
+        if comparisons and not is_worker(self.config):
+            from pytest_ragcheck.report import COMPARISONS
+
+            self.config.stash.setdefault(COMPARISONS, []).extend(comparisons)
         records = getattr(report, "ragcheck", None)
         if not records or is_worker(self.config):
             return
@@ -294,7 +344,10 @@ def _to_report(config: pytest.Config) -> tuple[list[dict[str, Any]], RagcheckOpt
         return None
     records = config.stash.get(SESSION_RECORDS, [])
     options = ragcheck_options(config)
-    if not records and not options.report_paths and options.propose_labels is None:
+    from pytest_ragcheck.report import COMPARISONS
+
+    compared = bool(config.stash.get(COMPARISONS, None))
+    if not (records or compared or options.report_paths or options.propose_labels):
         return None
     return records, options
 

@@ -16,6 +16,8 @@ from pytest_ragcheck.names import MetricSpec, parse_metric
 from pytest_ragcheck.sorting import natural_key
 
 if TYPE_CHECKING:
+    import pandas
+
     from pytest_ragcheck.golden import GoldenSet
 
 __all__ = ["CaseResult", "HitRecord", "Result"]
@@ -196,6 +198,21 @@ class Result:
     def __repr__(self) -> str:
         shown = ", ".join(f"{n}={v:.4f}" for n, v in self.metrics.items())
         return f"<Result {len(self.cases)} cases: {shown}>"
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """One row per case: id, query, tags, status, latency_ms, error, one column per metric
+        (needs the ``pandas`` extra; ``to_dict()``/``to_json()`` need nothing)."""
+        from pytest_ragcheck.frames import result_frame
+
+        return result_frame(self)
+
+    def to_json(self, **dump_options: Any) -> str:
+        """:meth:`to_dict` as JSON text (non-finite numbers as ``null``)."""
+        import json
+
+        from pytest_ragcheck.report.record import json_safe
+
+        return json.dumps(json_safe(self.to_dict()), ensure_ascii=False, **dump_options)
 
 
 def _finite(value: float) -> float | None:

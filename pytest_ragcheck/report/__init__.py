@@ -28,6 +28,8 @@ __all__ = [
 
 #: ``(level, text)`` lines printed at the end of the run ("info" or "error").
 MESSAGES = pytest.StashKey[list[tuple[str, str]]]()
+#: ``ragcheck.compare(...)`` tables of the session (``Comparison.to_dict()`` plus ``nodeid``).
+COMPARISONS = pytest.StashKey[list[dict[str, Any]]]()
 _DOCUMENT = pytest.StashKey[dict[str, Any]]()
 
 
@@ -53,6 +55,9 @@ def _document(config: pytest.Config, records: list[dict[str, Any]]) -> dict[str,
 
         run = run_info(rootdir=str(config.rootpath), pytest_version=pytest.__version__)
         document = redact_data(build_document(records, run=run))  # every output renders this
+        comparisons = config.stash.get(COMPARISONS, [])
+        if comparisons:
+            document["comparisons"] = sorted(comparisons, key=lambda c: str(c["nodeid"]))
         config.stash[_DOCUMENT] = document
     return document
 
@@ -65,7 +70,7 @@ def terminal_summary(
     options: RagcheckOptions,
 ) -> None:
     """The ``ragcheck summary`` section, then where reports went (or why they did not)."""
-    if records and not options.no_summary:
+    if (records or config.stash.get(COMPARISONS, None)) and not options.no_summary:
         from pytest_ragcheck.report.terminal import render_summary
 
         document = _document(config, records)

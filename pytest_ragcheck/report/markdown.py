@@ -235,7 +235,24 @@ def render_markdown(document: Mapping[str, Any]) -> str:
             *_details_body(test),
         ]
     lines += _improvement_hint(tests)
+    lines += comparison_markdown(document)
     return "\n".join(lines) + "\n"
+
+
+def comparison_markdown(document: Mapping[str, Any]) -> list[str]:
+    """A table per ``ragcheck.compare(...)``: metrics as rows, systems as columns."""
+    from pytest_ragcheck.versus_table import comparison_cells, comparison_lines
+
+    lines: list[str] = []
+    for data in document.get("comparisons") or []:
+        rows = comparison_cells(data)
+        text = comparison_lines(data)
+        lines += ["", f"## Compared: {code(str(data['nodeid']))}", "", cell(text[0]), ""]
+        lines.append("| " + " | ".join(cell(c) for c in rows[0]) + " |")
+        lines.append("|---" * len(rows[0]) + "|")
+        lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows[1:]]
+        lines += ["", cell(text[-1])]
+    return lines
 
 
 def _details(test: Mapping[str, Any]) -> str:

@@ -614,6 +614,82 @@
     if (n && cards[Number(n[1])]) cards[Number(n[1])].node.scrollIntoView();
   }
 
+  // ---- ragcheck.compare(...): systems side by side ------------------------------------------
+  var MARKS = { win: "▲", loss: "▼" };
+  function pText(p) { return p === null || p === undefined ? "–" : p < 0.001 ? "<0.001" : p.toPrecision(2); }
+  function comparisonCard(c) {
+    var head = [el("th", { text: "metric" })].concat(c.systems.map(function (s) {
+      return el("th", { "class": "num", text: s === c.reference ? s + " (reference)" : s });
+    }));
+    var rows = c.metrics.map(function (m) {
+      var bySystem = {};
+      m.rows.forEach(function (r) { bySystem[r.system] = r; });
+      return el("tr", { "data-metric": m.name }, [el("td", { "class": "mono", text: m.name })].concat(c.systems.map(function (s) {
+        var r = bySystem[s];
+        if (s === c.reference) return el("td", { "class": "num", text: fmt(m.name, r.value) });
+        var cls = "num" + (r.marker === "win" ? " cmp-win" : r.marker === "loss" ? " cmp-loss" : "");
+        return el("td", { "class": cls, "data-system": s, title: "p (Holm) " + pText(r.p_holm) + " · raw p " + pText(r.p_value) + " · " + r.n + " paired cases" },
+          fmt(m.name, r.value) + " " + (MARKS[r.marker] || ""),
+          el("span", { "class": "meta", text: " " + fmtDelta(m.name, r.delta) + " · p " + pText(r.p_holm) + " · " + r.wins + "/" + r.ties + "/" + r.losses }));
+      })));
+    });
+    var level = c.significance === null ? "means only (significance=None)" :
+      "▲/▼ significantly better/worse than " + c.reference + " (p ≤ " + c.significance + ", two-sided paired sign-flip test, Holm-corrected across systems); Δ, p and wins/ties/losses per case against " + c.reference;
+    return el("section", { "class": "card comparison", "data-nodeid": c.nodeid },
+      el("div", { "class": "card-head" }, el("h2", { "class": "mono" }, breakable(c.nodeid))),
+      el("p", { "class": "meta", text: "Compared on " + c.source + " (" + c.n_cases + " cases, k=" + c.k + ")" }),
+      el("div", { "class": "scroll-x" }, el("table", { "class": "metrics comparison-table" }, el("thead", null, el("tr", null, head)), el("tbody", null, rows))),
+      el("p", { "class": "meta", text: level }));
+  }
+
+  // ---- --ragcheck-history: each metric's trend over the recorded runs ------------------------
+  function sparkline(points, baseline, name) {
+    var W = 180, H = 36, P = 4;
+    var values = points.map(function (p) { return p.value; }).filter(function (v) { return v !== null && v !== undefined; });
+    var all = values.concat(baseline === null || baseline === undefined ? [] : [baseline]);
+    var lo = Math.min.apply(null, all), hi = Math.max.apply(null, all);
+    if (hi - lo < 1e-9) { lo -= 0.5; hi += 0.5; }
+    var x = function (i) { return P + (points.length < 2 ? (W - 2 * P) / 2 : i * (W - 2 * P) / (points.length - 1)); };
+    var y = function (v) { return H - P - (v - lo) / (hi - lo) * (H - 2 * P); };
+    var path = [];
+    points.forEach(function (p, i) { if (p.value !== null && p.value !== undefined) path.push(x(i).toFixed(1) + "," + y(p.value).toFixed(1)); });
+    var svg = sv("svg", { "class": "sparkline", width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img", "data-metric": name,
+      "aria-label": name + " over " + points.length + " runs" });
+    if (baseline !== null && baseline !== undefined) {
+      svg.appendChild(sv("line", { "class": "trend-baseline", x1: P, x2: W - P, y1: y(baseline).toFixed(1), y2: y(baseline).toFixed(1) },
+        sv("title", { text: "baseline " + fmt(name, baseline) })));
+    }
+    svg.appendChild(sv("polyline", { "class": "trend-line", points: path.join(" "), fill: "none" }));
+    points.forEach(function (p, i) {
+      if (p.value === null || p.value === undefined) return;
+      svg.appendChild(sv("circle", { "class": i === points.length - 1 ? "trend-dot last" : "trend-dot", cx: x(i).toFixed(1), cy: y(p.value).toFixed(1), r: i === points.length - 1 ? 2.8 : 1.6 },
+        sv("title", { text: fmt(name, p.value) + " · " + (p.timestamp || "") + (p.commit ? " · " + p.commit.slice(0, 8) : "") + (p.branch ? " (" + p.branch + ")" : "") })));
+    });
+    return svg;
+  }
+  function trendCard(history) {
+    var blocks = history.tests.map(function (h) {
+      var rows = h.metrics.map(function (name) {
+        var points = h.runs.map(function (r) { var v = r.metrics[name]; return { value: v === undefined ? null : v, timestamp: r.timestamp, commit: r.commit, branch: r.branch }; });
+        var last = points.length ? points[points.length - 1].value : null;
+        var base = h.baseline ? h.baseline[name] : null;
+        return el("tr", { "data-metric": name },
+          el("td", { "class": "mono", text: name }),
+          el("td", null, sparkline(points, base === undefined ? null : base, name)),
+          el("td", { "class": "num", text: fmt(name, last) }),
+          el("td", { "class": "num meta", text: base === null || base === undefined ? "–" : "baseline " + fmt(name, base) }));
+      });
+      return el("div", { "class": "trend", "data-nodeid": h.nodeid },
+        el("h3", { "class": "mono" }, breakable(h.nodeid + (h.call ? " [call " + (h.call + 1) + "]" : ""))),
+        el("p", { "class": "meta", text: h.runs.length + " run(s)" + (h.runs.length ? ", " + h.runs[0].timestamp + " → " + h.runs[h.runs.length - 1].timestamp : "") }),
+        el("table", { "class": "metrics trend-table" }, el("tbody", null, rows)));
+    });
+    return el("section", { "class": "card history" },
+      el("div", { "class": "card-head" }, el("h2", { text: "Trend" })),
+      el("p", { "class": "meta", text: "From " + history.file + ": " + history.lines + " line(s); dashed: the stored baseline." }),
+      blocks);
+  }
+
   var app = document.getElementById("app");
   append(app, header());
   // Re-recording is the advice only for tests that passed: on a failing one it would accept
@@ -621,7 +697,9 @@
   // Last, below every regression, and naming exactly the tests to re-record.
   var improved = tests.filter(function (t) { return t.status === "improved"; });
   app.appendChild(el("section", { "class": "card overview" }, overview()));
+  if (data.history && data.history.tests.length) app.appendChild(trendCard(data.history));
   attention.forEach(function (t) { app.appendChild(testCard(t)); });
+  (data.comparisons || []).forEach(function (c) { app.appendChild(comparisonCard(c)); });
   if (improved.length) {
     var seen = {};
     var ids = improved.map(function (t) { return t.nodeid; }).filter(function (id) {

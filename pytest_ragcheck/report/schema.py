@@ -25,6 +25,9 @@ __all__ = [
     "CaseChange",
     "CaseEntry",
     "CiInfo",
+    "ComparisonEntry",
+    "ComparisonMetric",
+    "ComparisonRow",
     "Entry",
     "EntryConfig",
     "HitEntry",
@@ -235,6 +238,42 @@ class Entry(_Strict):
     cases: list[CaseEntry]
 
 
+class ComparisonRow(_Strict):
+    """One system on one metric, against the reference system (the first)."""
+
+    system: str
+    metric: str
+    value: float | None
+    delta: float | None = Field(description="mean per-case difference system - reference")
+    p_value: float | None = Field(description="two-sided paired sign-flip test")
+    p_holm: float | None = Field(description="p_value Holm-corrected across the systems")
+    wins: int
+    ties: int
+    losses: int
+    n: int = Field(description="cases both systems scored")
+    marker: Literal["win", "loss", ""]
+
+
+class ComparisonMetric(_Strict):
+    name: str
+    higher_is_better: bool
+    rows: list[ComparisonRow]
+
+
+class ComparisonEntry(_Strict):
+    """One ``ragcheck.compare({...})`` call: systems side by side on the test's golden set."""
+
+    nodeid: str
+    systems: list[str]
+    reference: str
+    source: str
+    golden_hash: str
+    k: int | None
+    n_cases: int
+    significance: float | None
+    metrics: list[ComparisonMetric]
+
+
 class Report(_Strict):
     """A ``--ragcheck-report=*.json`` file."""
 
@@ -242,3 +281,6 @@ class Report(_Strict):
     run: RunInfo
     summary: Summary
     tests: list[Entry] = Field(description="in node-id order")
+    comparisons: list[ComparisonEntry] | None = Field(
+        default=None, description="ragcheck.compare(...) tables, in node-id order (absent: none)"
+    )

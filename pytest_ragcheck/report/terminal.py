@@ -230,7 +230,21 @@ def render_summary(
                     )
                 ]
             )
-    lines.append([(_counts(tests), {"bold": markup})])
+    lines.extend(comparison_section(document, markup))
+    if tests:
+        lines.append([(_counts(tests), {"bold": markup})])
+    return lines
+
+
+def comparison_section(document: Mapping[str, Any], markup: bool = False) -> list[Line]:
+    """``COMPARED  <test>`` and the side-by-side table of each ``ragcheck.compare(...)``."""
+    from pytest_ragcheck.versus_table import comparison_lines
+
+    lines: list[Line] = []
+    for data in document.get("comparisons") or []:
+        lines.append([(f"{'COMPARED':<{_STATUS_WIDTH}}  ", {"bold": markup}), (data["nodeid"], {})])
+        lines.extend([("  " + text, {})] for text in comparison_lines(data))
+        lines.append([])
     return lines
 
 
