@@ -106,6 +106,23 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
         ini_help="do not print the ragcheck summary",
     ),
     OptionSpec(
+        "history",
+        "append one JSON line per ragcheck test to FILE (timestamp, git commit, metrics...); "
+        "the HTML report draws each metric's trend from it",
+    ),
+    OptionSpec(
+        "judge_prune",
+        "after a complete, passing run, delete verdict cache entries no ragcheck test used",
+        kind="bool",
+        ini_help="delete unused verdict cache entries after a complete, passing run",
+    ),
+    OptionSpec(
+        "judge_prune_dry_run",
+        "list the verdict cache entries --ragcheck-judge-prune would delete, delete nothing",
+        kind="bool",
+        ini_help="list unused verdict cache entries, delete nothing",
+    ),
+    OptionSpec(
         "fail_on_improvement",
         "fail when a metric improves beyond tolerance, so the baseline is refreshed",
         kind="bool",
@@ -137,6 +154,11 @@ class RagcheckOptions:
     no_summary: bool = False
     #: ``--ragcheck-propose-labels``: where the label proposals go (absolute), if anywhere.
     propose_labels: Path | None = None
+    #: ``--ragcheck-history``: the JSON-lines file each run appends to (absolute), if any.
+    history: Path | None = None
+    #: ``--ragcheck-judge-prune`` / ``--ragcheck-judge-prune-dry-run``: ``"prune"``,
+    #: ``"dry-run"`` (list only; wins when both are given) or ``None``.
+    judge_prune: Literal["prune", "dry-run"] | None = None
     #: Tolerance, concurrency and judge settings every test starts from.
     defaults: Defaults = field(default_factory=Defaults)
     baseline: BaselineOptions = field(default_factory=BaselineOptions)
@@ -200,7 +222,15 @@ def parse_options(
     return RagcheckOptions(
         report_paths=tuple(parse_report_paths(str(report), base=report_base) if report else ()),
         no_summary=raw.flag("no_summary"),
-        propose_labels=_proposals_path(raw, invocation_dir=invocation_dir, rootdir=rootdir),
+        propose_labels=_writable_file(
+            raw, "propose_labels", invocation_dir=invocation_dir, rootdir=rootdir
+        ),
+        history=_writable_file(raw, "history", invocation_dir=invocation_dir, rootdir=rootdir),
+        judge_prune="dry-run"
+        if raw.flag("judge_prune_dry_run")
+        else "prune"
+        if raw.flag("judge_prune")
+        else None,
         defaults=Defaults(
             tolerance=fallback.tolerance if tolerance is None else float(tolerance),
             concurrency=fallback.concurrency if concurrency is None else concurrency,
@@ -296,14 +326,15 @@ def _significance(raw: _Raw, default: float | None) -> float | None:
     return value
 
 
-def _proposals_path(raw: _Raw, *, invocation_dir: Path, rootdir: Path) -> Path | None:
-    """The label proposals file, anchored like reports; a path that cannot be written fails."""
-    value = raw.text("propose_labels")
+def _writable_file(raw: _Raw, name: str, *, invocation_dir: Path, rootdir: Path) -> Path | None:
+    """A file option (label proposals, history), anchored like reports; a path that cannot
+    be written fails."""
+    value = raw.text(name)
     if value is None:
         return None
-    anchor = invocation_dir if raw.from_cli("propose_labels") else rootdir
+    anchor = invocation_dir if raw.from_cli(name) else rootdir
     path = anchor / os.path.expanduser(value)
-    label = _SPECS["propose_labels"].label
+    label = _SPECS[name].label
     if path.is_dir():
         raise ConfigError(f"{label}={value}: {path} is a folder; give a file path (.jsonl)")
     folder = next(p for p in path.parents if p.exists())  # the root always exists

@@ -66,6 +66,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[OPTIONS] = _read_options(config)
     config.stash[SESSION_RECORDS] = []
     config.pluginmanager.register(_Collector(config), "ragcheck-collector")
+    from pytest_ragcheck.prune import CacheUpkeep
+
+    config.pluginmanager.register(
+        CacheUpkeep(config, config.stash[OPTIONS]), "ragcheck-judge-cache"
+    )
     if not is_worker(config):
         from pytest_ragcheck.guard import BaselineGuard
 
@@ -346,7 +351,7 @@ def _to_report(config: pytest.Config) -> tuple[list[dict[str, Any]], RagcheckOpt
     options = ragcheck_options(config)
     from pytest_ragcheck.report import COMPARISONS
 
-    compared = bool(config.stash.get(COMPARISONS, None))
+    compared = bool(config.stash.get(COMPARISONS, []))
     if not (records or compared or options.report_paths or options.propose_labels):
         return None
     return records, options

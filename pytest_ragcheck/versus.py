@@ -105,7 +105,9 @@ def compare_results(
         for row, p_holm in zip(others, adjusted, strict=True):
             marker: Marker = ""
             if significance is not None and p_holm is not None and p_holm <= significance:
-                better = (row.delta or 0.0) > 0 if higher.get(metric, True) else (row.delta or 0.0) < 0
+                better = (
+                    (row.delta or 0.0) > 0 if higher.get(metric, True) else (row.delta or 0.0) < 0
+                )
                 marker = "win" if better else "loss" if row.delta else ""
             rows.append(_replace(row, p_holm=p_holm, marker=marker))
     order = {m: i for i, m in enumerate(metrics)}

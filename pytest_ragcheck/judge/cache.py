@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from pytest_ragcheck.judge import journal
 from pytest_ragcheck.judge.prompts import Prompt
 from pytest_ragcheck.judge.schemas import MalformedAnswer, validate_answer
 from pytest_ragcheck.redact import redact
@@ -137,6 +138,7 @@ class VerdictCache:
             return CacheRead(
                 None, f"corrupt cache entry {where} ({exc}) in {self._root}; judging it again"
             )
+        journal.note(self._root, f"{prompt.id}/{key[:2]}/{key}.json", "hit")
         return CacheRead(answer)
 
     def put(
@@ -171,6 +173,7 @@ class VerdictCache:
             os.chmod(tmp_name, 0o644)  # mkstemp makes 0600; entries are meant to be shared
             os.replace(tmp_name, path)
             tmp_name = None
+            journal.note(self._root, f"{prompt.id}/{key[:2]}/{key}.json", "new")
         except OSError as exc:
             return f"cannot write cache entry {path}: {exc}"
         finally:

@@ -70,7 +70,7 @@ def terminal_summary(
     options: RagcheckOptions,
 ) -> None:
     """The ``ragcheck summary`` section, then where reports went (or why they did not)."""
-    if (records or config.stash.get(COMPARISONS, None)) and not options.no_summary:
+    if (records or config.stash.get(COMPARISONS, [])) and not options.no_summary:
         from pytest_ragcheck.report.terminal import render_summary
 
         document = _document(config, records)
@@ -98,6 +98,31 @@ def _say(config: pytest.Config, level: str, text: str) -> None:
     config.stash.setdefault(MESSAGES, []).append((level, redact(text)))
 
 
+def _record_history(config: pytest.Config, path: Path, document: dict[str, Any]) -> None:
+    """Append this run's lines to the history file; the trend goes into ``document``."""
+    from pytest_ragcheck.history import (
+        HistoryError,
+        append_lines,
+        git_info,
+        history_lines,
+        read_history,
+        trend,
+    )
+
+    try:
+        entries = read_history(path)  # a damaged file is reported, never appended to
+        lines = history_lines(document, git=git_info(config.rootpath))
+        append_lines(path, lines)
+    except HistoryError as exc:
+        _say(config, "error", f"ragcheck: {exc}")
+        return
+    except OSError as exc:
+        _say(config, "error", f"ragcheck: could not append to the history file {path}: {exc}")
+        return
+    document["history"] = trend([*entries, *lines], document, file=str(path))
+    _say(config, "info", f"ragcheck history: {len(lines)} line(s) appended to {path}")
+
+
 def write_reports(
     config: pytest.Config, records: list[dict[str, Any]], *, options: RagcheckOptions
 ) -> None:
@@ -110,6 +135,8 @@ def write_reports(
 
     paths = options.report_paths
     document = _document(config, records) if paths or records else None
+    if options.history is not None and records and document is not None:
+        _record_history(config, options.history, document)
     for path in paths:
         assert document is not None
         try:

@@ -30,6 +30,9 @@ __all__ = [
     "ComparisonRow",
     "Entry",
     "EntryConfig",
+    "HistoryRun",
+    "HistoryTest",
+    "HistoryTrend",
     "HitEntry",
     "JudgeConfig",
     "JudgeStats",
@@ -274,6 +277,29 @@ class ComparisonEntry(_Strict):
     metrics: list[ComparisonMetric]
 
 
+class HistoryRun(_Strict):
+    timestamp: str | None
+    commit: str | None
+    branch: str | None
+    metrics: dict[str, float]
+
+
+class HistoryTest(_Strict):
+    nodeid: str
+    call: int
+    metrics: list[str]
+    baseline: dict[str, float] | None
+    runs: list[HistoryRun] = Field(description="oldest first, this run last (at most 60)")
+
+
+class HistoryTrend(_Strict):
+    """``--ragcheck-history``: each test's recorded runs, for the trend charts."""
+
+    file: str
+    lines: int
+    tests: list[HistoryTest]
+
+
 class Report(_Strict):
     """A ``--ragcheck-report=*.json`` file."""
 
@@ -283,4 +309,7 @@ class Report(_Strict):
     tests: list[Entry] = Field(description="in node-id order")
     comparisons: list[ComparisonEntry] | None = Field(
         default=None, description="ragcheck.compare(...) tables, in node-id order (absent: none)"
+    )
+    history: HistoryTrend | None = Field(
+        default=None, description="with --ragcheck-history: the trend of each test"
     )

@@ -1,0 +1,185 @@
+"""``--ragcheck-history=FILE``: one JSON line per ragcheck test per run, and the trend it gives.
+
+Each line (format 1) holds ``format``, ``timestamp`` (UTC, ISO 8601), ``commit`` and
+``branch`` (``null`` outside a git checkout), ``test`` (node id), ``call`` (0 for the first
+``ragcheck(...)`` call of the test), ``source``, ``golden_hash``, ``k``, ``n_cases``,
+``status``, ``metrics`` (name -> mean) and ``judge_model``. Only the controller writes, once at
+the end of the run and with a single append, so a ``-n 2`` run adds whole lines and two runs
+sharing the file do not interleave within a line. The file is only ever appended to: a line
+that does not parse stops the append (with the line number) and nothing is rewritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pytest_ragcheck.errors import RagcheckError
+
+__all__ = [
+    "FORMAT",
+    "HistoryError",
+    "append_lines",
+    "git_info",
+    "history_lines",
+    "read_history",
+    "trend",
+]
+
+FORMAT = 1
+#: Runs the HTML report draws per test (the newest); the file itself keeps everything.
+MAX_RUNS = 60
+
+
+class HistoryError(RagcheckError):
+    """The history file cannot be read as history lines."""
+
+
+def _git(args: Sequence[str], cwd: Path) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = done.stdout.strip()
+    return text if done.returncode == 0 and text else None
+
+
+def git_info(rootdir: Path, environ: Mapping[str, str] | None = None) -> dict[str, str | None]:
+    """The checked-out commit and branch; a detached CI checkout names its branch in the
+    environment (GitHub Actions), anything else unknown is ``None``."""
+    env = os.environ if environ is None else environ
+    commit = _git(["rev-parse", "HEAD"], rootdir)
+    branch = _git(["symbolic-ref", "--short", "-q", "HEAD"], rootdir) if commit else None
+    if commit and branch is None:
+        branch = env.get("GITHUB_HEAD_REF") or env.get("GITHUB_REF_NAME") or None
+    return {"commit": commit, "branch": branch}
+
+
+def history_lines(
+    document: Mapping[str, Any], *, git: Mapping[str, str | None], timestamp: datetime | None = None
+) -> list[dict[str, Any]]:
+    """The lines of one run: one per test entry of the report document."""
+    when = (timestamp or datetime.now(UTC)).isoformat(timespec="seconds")
+    lines = []
+    for test in document.get("tests") or []:
+        judge = (test.get("config") or {}).get("judge") or {}
+        lines.append(
+            {
+                "format": FORMAT,
+                "timestamp": when,
+                "commit": git.get("commit"),
+                "branch": git.get("branch"),
+                "test": test["nodeid"],
+                "call": test.get("call", 0),
+                "source": test.get("source"),
+                "golden_hash": test.get("golden_hash"),
+                "k": test.get("k"),
+                "n_cases": test.get("n_cases"),
+                "status": test.get("status"),
+                "metrics": dict(test.get("aggregates") or {}),
+                "judge_model": judge.get("model"),
+            }
+        )
+    return lines
+
+
+def read_history(path: Path) -> list[dict[str, Any]]:
+    """Every line of ``path`` (none when it does not exist); a bad line is a HistoryError."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise HistoryError(f"cannot read the history file {path}: {exc.strerror or exc}") from None
+    entries: list[dict[str, Any]] = []
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError as exc:
+            problem = f"is not JSON ({exc})"
+        else:
+            problem = _problem(entry)
+        if problem:
+            raise HistoryError(
+                f"history file {path}, line {number} {problem}; the file was left as it is and "
+                "this run was not added: fix or delete that line (each line is one JSON object, "
+                "see docs/reports.md)"
+            )
+        entries.append(entry)
+    return entries
+
+
+def _problem(entry: object) -> str:
+    if not isinstance(entry, dict):
+        return "is not a JSON object"
+    if not isinstance(entry.get("test"), str) or not isinstance(entry.get("metrics"), dict):
+        return "has no 'test' name or no 'metrics' object"
+    if isinstance(entry.get("format"), int) and entry["format"] > FORMAT:
+        return f"has format {entry['format']}, written by a newer pytest-ragcheck"
+    return ""
+
+
+def append_lines(path: Path, lines: Sequence[Mapping[str, Any]]) -> None:
+    """Append ``lines`` with one write (whole lines; a missing final newline is supplied)."""
+    if not lines:
+        return
+    text = "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in lines)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            text = "\n" + text
+        data = text.encode("utf-8")
+        while data:
+            data = data[os.write(fd, data) :]
+    finally:
+        os.close(fd)
+
+
+def trend(
+    entries: Sequence[Mapping[str, Any]], document: Mapping[str, Any], *, file: str
+) -> dict[str, Any]:
+    """``document["history"]``: per test of this run, the recorded runs and its baseline."""
+    tests = []
+    for test in document.get("tests") or []:
+        key = (test["nodeid"], test.get("call", 0))
+        runs = [
+            {
+                "timestamp": e.get("timestamp"),
+                "commit": e.get("commit"),
+                "branch": e.get("branch"),
+                "metrics": {str(n): v for n, v in e["metrics"].items() if _number(v)},
+            }
+            for e in entries
+            if (e["test"], e.get("call", 0)) == key
+        ][-MAX_RUNS:]
+        metrics = [m["name"] for m in test.get("metrics") or [] if " [tag " not in m["name"]]
+        baseline = {
+            m["name"]: m["baseline"]
+            for m in test.get("metrics") or []
+            if m["name"] in metrics and m.get("baseline") is not None
+        }
+        tests.append(
+            {
+                "nodeid": key[0],
+                "call": key[1],
+                "metrics": metrics,
+                "baseline": baseline or None,
+                "runs": runs,
+            }
+        )
+    return {"file": file, "lines": len(entries), "tests": tests}
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
