@@ -205,7 +205,7 @@ class RagcheckFixture:
         from pytest_ragcheck.evaluation import evaluate_golden
         from pytest_ragcheck.redact import redact, redact_data
         from pytest_ragcheck.report import make_progress
-        from pytest_ragcheck.versus import check_systems, compare_results
+        from pytest_ragcheck.versus import check_errors, check_systems, compare_results
 
         try:
             systems = check_systems(retrievers)
@@ -217,6 +217,8 @@ class RagcheckFixture:
                 name: evaluate_golden(r, golden, settings, progress=progress)
                 for name, r in systems.items()
             }
+            if settings.on_error == "fail":
+                check_errors(results)
         except RagcheckError as exc:
             message = str(exc)
         else:

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from pytest_ragcheck.errors import ConfigError, did_you_mean
+from pytest_ragcheck.errors import ConfigError, RetrieverError, did_you_mean
 from pytest_ragcheck.names import parse_metric
 
 if TYPE_CHECKING:
@@ -22,7 +22,14 @@ if TYPE_CHECKING:
 
     from pytest_ragcheck.result import Result
 
-__all__ = ["Comparison", "SystemRow", "check_level", "check_systems", "compare_results"]
+__all__ = [
+    "Comparison",
+    "SystemRow",
+    "check_errors",
+    "check_level",
+    "check_systems",
+    "compare_results",
+]
 
 Marker = Literal["win", "loss", ""]
 
@@ -82,6 +89,24 @@ def check_level(significance: object) -> float | None:
             f"got {significance!r}"
         )
     return float(significance)
+
+
+def check_errors(results: Mapping[str, Result]) -> None:
+    """``on_error="fail"``: a system whose retriever failed on a case fails the comparison
+    (its scores would be compared on fewer cases than the others')."""
+
+    problems = []
+    for name, result in results.items():
+        if result.errors:
+            first = result.errors[0]
+            problems.append(
+                f"compare: system {name!r} failed on {len(result.errors)} case(s), first "
+                f"{first.id}: {first.error}"
+            )
+    if problems:
+        raise RetrieverError(
+            "\n".join(problems) + "\n(on_error='zero' scores such cases 0 instead)"
+        )
 
 
 def compare_results(

@@ -697,8 +697,8 @@
   // Last, below every regression, and naming exactly the tests to re-record.
   var improved = tests.filter(function (t) { return t.status === "improved"; });
   app.appendChild(el("section", { "class": "card overview" }, overview()));
-  if (data.history && data.history.tests.length) app.appendChild(trendCard(data.history));
   attention.forEach(function (t) { app.appendChild(testCard(t)); });
+  if (data.history && data.history.tests.length) app.appendChild(trendCard(data.history));
   (data.comparisons || []).forEach(function (c) { app.appendChild(comparisonCard(c)); });
   if (improved.length) {
     var seen = {};
