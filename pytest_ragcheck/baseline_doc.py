@@ -1,6 +1,6 @@
 """The stored baseline: what a snapshot file holds, how it is written and how it is read back.
 
-Pure (no pytest, no syrupy): ``baseline.py`` moves the text in and out of syrupy, ``compare.py``
+Pure (no pytest, no syrupy): ``baseline.py`` moves the text in and out of syrupy, ``baseline_compare.py``
 compares a :class:`BaselineDoc` with a new result. The text is canonical, so an unchanged rerun
 writes the same bytes: sorted keys, values rounded to ``precision`` decimals, one line per case
 (so a pull-request diff shows exactly which cases moved), nothing that varies between identical

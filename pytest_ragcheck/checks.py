@@ -1,7 +1,7 @@
 """The records a verdict is made of: one :class:`MetricCheck` per metric, :class:`CaseChange`.
 
 Pure and shared: the floors (``policy``) create the checks, the baseline comparison
-(``compare``) fills in their baseline fields, and the reports read their ``to_dict()``.
+(``baseline_compare``) fills in their baseline fields, and the reports read their ``to_dict()``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Pure: no pytest. The plugin raises ``pytest.fail(verdict.message(), pytrace=False)``; the
 reports read the same checks, so what the terminal shows and what failed cannot disagree. The
-check records live in ``checks`` and the baseline comparison in ``compare``; their public names
+check records live in ``checks`` and the baseline comparison in ``baseline_compare``; their public names
 (and ``display.format_value``) are re-exported here, where callers have always found them.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pytest_ragcheck.checks import WORST_CASES, CaseChange, MetricCheck, Status, update_command
-from pytest_ragcheck.compare import (
+from pytest_ragcheck.baseline_compare import (
     BaselineComparison,
     baseline_differences,
     compare_with_baseline,

@@ -1,6 +1,6 @@
 """One metric against its baseline: the two sides' values and the tolerance-then-test rule.
 
-Shared by the overall comparison (``compare``) and the per-tag gate (``tag_gate``). Pure.
+Shared by the overall comparison (``baseline_compare``) and the per-tag gate (``tag_gate``). Pure.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The first system is the reference: every other system is compared with it case b
 same two-sided paired sign-flip test the baseline gate uses, :mod:`pytest_ragcheck.stats`),
 the p-values of one metric Holm-corrected across the systems, and the per-case wins, ties and
 losses counted. Each system's numbers are those of evaluating it alone: the results are
-ordinary :class:`~pytest_ragcheck.Result` objects. (``compare.py`` is the baseline gate.)
+ordinary :class:`~pytest_ragcheck.Result` objects. (``baseline_compare.py`` is the baseline gate.)
 """
 
 from __future__ import annotations

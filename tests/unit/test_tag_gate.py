@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import pytest
 from baseline_data import make_result, settings, stored
 
-from pytest_ragcheck.compare import compare_with_baseline
+from pytest_ragcheck.baseline_compare import compare_with_baseline
 from pytest_ragcheck.config import build_settings
 from pytest_ragcheck.errors import ConfigError
 from pytest_ragcheck.result import Result

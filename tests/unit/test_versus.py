@@ -208,3 +208,11 @@ def test_bad_significance_and_unknown_names(cmp: Comparison) -> None:
         cmp.better("hybird", "bm25", "mrr")
     with pytest.raises(KeyError, match="metric 'map' is not in this comparison"):
         cmp.row("bm25", "map")
+
+
+def test_the_package_name_is_the_function_whatever_was_imported_before() -> None:
+    import pytest_ragcheck
+    import pytest_ragcheck.baseline_compare  # noqa: F401  (the baseline gate's module)
+
+    assert pytest_ragcheck.compare is compare
+    assert compare.__module__ == "pytest_ragcheck.api"
