@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
+from pytest_ragcheck.baseline_compare import compare_with_baseline
 from pytest_ragcheck.baseline_doc import BaselineDoc, BaselineOptions, NewerBaselineError
 from pytest_ragcheck.checks import update_command
-from pytest_ragcheck.baseline_compare import compare_with_baseline
 from pytest_ragcheck.errors import BaselineError
 
 if TYPE_CHECKING:

@@ -12,13 +12,13 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pytest_ragcheck.checks import WORST_CASES, CaseChange, MetricCheck, Status, update_command
 from pytest_ragcheck.baseline_compare import (
     BaselineComparison,
     baseline_differences,
     compare_with_baseline,
     not_comparable_message,
 )
+from pytest_ragcheck.checks import WORST_CASES, CaseChange, MetricCheck, Status, update_command
 from pytest_ragcheck.display import format_value, shorten, signed
 from pytest_ragcheck.registry import find_metric
 

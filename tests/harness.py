@@ -56,7 +56,7 @@ RUN_MODES = (
 SERIAL_ONLY = pytest.mark.parametrize("run_mode", [pytest.param([], id="serial")])
 
 #: Modules that importing the plugin, or a session without ragcheck tests, must not load.
-HEAVY = ("numpy", "pydantic", "pydantic_core", "syrupy", "litellm", "httpx", "openai")
+HEAVY = ("numpy", "pydantic", "pydantic_core", "syrupy", "litellm", "httpx", "openai", "pandas")
 
 #: Three tests that, after ``suite.rebaseline(suite.PERFECT, suite.WORSE)``, end regressed,
 #: below a floor and passed.
