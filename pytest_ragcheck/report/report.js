@@ -629,7 +629,7 @@
         if (s === c.reference) return el("td", { "class": "num", text: fmt(m.name, r.value) });
         var cls = "num" + (r.marker === "win" ? " cmp-win" : r.marker === "loss" ? " cmp-loss" : "");
         return el("td", { "class": cls, "data-system": s, title: "p (Holm) " + pText(r.p_holm) + " · raw p " + pText(r.p_value) + " · " + r.n + " paired cases" },
-          fmt(m.name, r.value) + " " + (MARKS[r.marker] || ""),
+          fmt(m.name, r.value) + (MARKS[r.marker] ? " " + MARKS[r.marker] : ""),
           el("span", { "class": "meta", text: " " + fmtDelta(m.name, r.delta) + " · p " + pText(r.p_holm) + " · " + r.wins + "/" + r.ties + "/" + r.losses }));
       })));
     });
@@ -696,7 +696,7 @@
   // the failure too.
   // Last, below every regression, and naming exactly the tests to re-record.
   var improved = tests.filter(function (t) { return t.status === "improved"; });
-  app.appendChild(el("section", { "class": "card overview" }, overview()));
+  if (tests.length || !(data.comparisons || []).length) app.appendChild(el("section", { "class": "card overview" }, overview()));
   attention.forEach(function (t) { app.appendChild(testCard(t)); });
   if (data.history && data.history.tests.length) app.appendChild(trendCard(data.history));
   (data.comparisons || []).forEach(function (c) { app.appendChild(comparisonCard(c)); });

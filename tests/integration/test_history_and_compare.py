@@ -245,3 +245,27 @@ def test_compare_fails_the_test_when_a_system_fails_on_a_case(suite: Suite) -> N
     assert "first q2: " in text
     assert "index offline" in text
     Suite.assert_clean(result)
+
+
+@needs_chromium
+def test_the_html_report_shows_the_comparison_table(suite: Suite, tmp_path: Path) -> None:
+    suite.make(COMPARE_SOURCE)
+    suite.run("--ragcheck-report=r.html").assert_outcomes(passed=1)
+    with Browser(tmp_path / "profile", width=1024, height=900) as browser:
+        browser.open((suite.path / "r.html").as_uri())
+        shown = browser.eval(
+            """(function () {
+              var card = document.querySelector('section.comparison');
+              var row = card.querySelector('tr[data-metric="mrr@5"]');
+              return {
+                heads: Array.prototype.map.call(card.querySelectorAll('th'), function (t) { return t.textContent; }),
+                cells: Array.prototype.map.call(row.querySelectorAll('td'), function (t) { return t.textContent; }),
+                overview: document.querySelectorAll('section.overview').length
+              };
+            })()"""
+        )
+        problems = browser.layout_problems()
+    assert shown["heads"] == ["metric", "old (reference)", "new"]
+    assert shown["cells"] == ["mrr@5", "0.333", "1.000 +0.667 · p 0.13 · 4/0/0"]
+    assert shown["overview"] == 0  # no ragcheck(...) call: no empty test overview
+    assert problems == {k: [] for k in problems}
