@@ -167,14 +167,15 @@ class CacheUpkeep:
         entries = cache_entries(root)
         unused = [n for n in entries if n not in hits and n not in new]
         shown = _shown(root)
-        self.lines.append(
-            (
-                False,
-                f"ragcheck judge cache {shown}: {len(hits)} verdict(s) from the cache, "
-                f"{len(new)} new, {len(unused)} entr{'y' if len(unused) == 1 else 'ies'} "
-                "not used by this run",
+        if not self.options.no_summary or mode is not None:
+            self.lines.append(
+                (
+                    False,
+                    f"ragcheck judge cache {shown}: {len(hits)} verdict(s) from the cache, "
+                    f"{len(new)} new, {len(unused)} entr{'y' if len(unused) == 1 else 'ies'} "
+                    "not used by this run",
+                )
             )
-        )
         if mode is not None:
             self._prune(root, unused, mode, exitstatus=exitstatus, used=bool(hits or new))
 

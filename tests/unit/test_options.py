@@ -182,3 +182,16 @@ def test_is_worker():
 
     assert is_worker(Worker())
     assert not is_worker(object())
+
+
+def test_history_is_anchored_like_reports_and_prune_has_a_dry_run(tmp_path):
+    for folder in ("cwd", "root"):
+        (tmp_path / folder).mkdir()
+    assert _parse(tmp_path).history is None
+    assert _parse(tmp_path).judge_prune is None
+    assert _parse(tmp_path, cli={"history": "h.jsonl"}).history == tmp_path / "cwd" / "h.jsonl"
+    assert _parse(tmp_path, ini={"history": "h.jsonl"}).history == tmp_path / "root" / "h.jsonl"
+    assert _parse(tmp_path, cli={"judge_prune": True}).judge_prune == "prune"
+    both = {"judge_prune": True, "judge_prune_dry_run": True}
+    assert _parse(tmp_path, cli=both).judge_prune == "dry-run"  # the safe one wins
+    assert _parse(tmp_path, ini={"judge_prune_dry_run": True}).judge_prune == "dry-run"
