@@ -45,6 +45,7 @@ FILES = (
     "docs/metrics.md",
     "docs/example-suite.md",
     "example_suite/README.md",
+    "docs/compare.md",
 )
 FIGURE = re.compile(r"(<!-- figure: (?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /figure -->)", re.S)
 WIDTH = 80  # pytest's terminal width when the output is not a terminal
@@ -385,6 +386,22 @@ print(result.table())
 result["ndcg@10"]  # {value:.4f}
 result.worst_cases("ndcg@10", limit=5)  # the queries to look at first"""
     return block("python", code.splitlines())
+
+
+@figure("variants-compare")
+def _variants_compare() -> str:
+    """The table ``python example_suite/evaluate.py`` prints (``compare`` of the variants)."""
+    done = subprocess.run(
+        [sys.executable, "example_suite/evaluate.py"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = done.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if " systems against " in line)
+    return block("text", lines[start:])
 
 
 @figure("variants-table")
