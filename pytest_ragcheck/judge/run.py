@@ -24,6 +24,8 @@ class JudgeItem:
     #: Texts of the case's retrieved hits in rank order (deduplicated), up to the largest k
     #: any judge metric needs; ``""`` for a hit without text.
     chunks: tuple[str, ...]
+    #: The pipeline's answer, for the judged answer metrics.
+    answer: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -121,7 +121,7 @@ class MetricEntry(_Strict):
     """One aggregate metric and everything it was compared with."""
 
     name: str = Field(description="canonical name with its cutoff, e.g. 'mrr@10'")
-    kind: Literal["rank", "judge", "latency"]
+    kind: Literal["rank", "judge", "latency", "answer"]
     value: float | None
     higher_is_better: bool
     baseline: float | None = Field(description="the stored baseline value, if compared")
