@@ -2,7 +2,9 @@
 
 ``answer_tokens`` is SQuAD v1.1's ``normalize_answer`` (lower case, ASCII punctuation and the
 articles a/an/the removed, whitespace split) with two additions from the CMRC 2018 script:
-every CJK character is a token of its own, and CJK punctuation is removed too. On text without
+every CJK character is a token of its own, and CJK punctuation separates tokens and is dropped
+(ASCII punctuation is removed without separating, as SQuAD does: ``boundary-layer`` is one
+token ``boundarylayer``, where the CMRC script would make two). On text without
 CJK characters it equals SQuAD's normalisation exactly.
 
 ``rouge_tokens`` is rouge-score's default tokeniser (lower case, maximal ``[a-z0-9]`` runs,
@@ -31,7 +33,7 @@ CJK_PATTERN = (
 _CJK_RE = re.compile(f"[{CJK_PATTERN}]")
 #: The Chinese punctuation the CMRC 2018 evaluation script removes (its ``sp_char``).
 _CJK_PUNCTUATION = "，。：？！“”；’《》…·、「」（）－～『』"
-_DROP = str.maketrans("", "", string.punctuation + _CJK_PUNCTUATION)
+_DROP = str.maketrans(dict.fromkeys(_CJK_PUNCTUATION, " ") | dict.fromkeys(string.punctuation))
 _ARTICLES_RE = re.compile(r"\b(a|an|the)\b")
 _ROUGE_RE = re.compile(f"[a-z0-9]+|[{CJK_PATTERN}]")
 
