@@ -280,7 +280,7 @@ def _run_judge(
             JudgeItem(
                 case_id=case.id,
                 query=case.query,
-                reference_answer=case.reference_answer,
+                reference_answer=case.reference_answer or next(iter(case.references), None),
                 chunks=tuple(h.text or "" for h in hits),
                 answer=case_result.answer,
             )

@@ -19,6 +19,7 @@ from pytest_ragcheck.errors import ConfigError
 from pytest_ragcheck.judge import client as judge_client
 from pytest_ragcheck.judge.cache import VerdictCache
 from pytest_ragcheck.judge.client import INSTALL_HINT, Budget, CallError, JudgeClient, quiet_litellm
+from pytest_ragcheck.judge.embeddings import fetch_embeddings, texts_to_embed
 from pytest_ragcheck.judge.planner import Job, Planner
 from pytest_ragcheck.judge.run import JudgeItem, JudgeOptions, JudgeRun
 from pytest_ragcheck.judge.scorer import Scorer
@@ -70,7 +71,9 @@ def compute_judge_metrics(
         cache_dir=str(settings.cache_dir) if settings.cache_dir is not None else None,
     )
     planner = Planner(settings)
-    needs_model = any(chunk.strip() for item in items for chunk in item.chunks) and bool(specs)
+    needs_model = bool(specs) and any(
+        item.answer is not None or any(chunk.strip() for chunk in item.chunks) for item in items
+    )
     if needs_model and not settings.model:
         raise ConfigError(_no_model_message())
     plans = {item.case_id: [planner.plan(item, spec) for spec in specs] for item in items}
@@ -97,7 +100,17 @@ def compute_judge_metrics(
 
     run.missing = sum(1 for job in jobs if job.answer is None)
     run.budget_missing = sum(1 for job in jobs if job.error_kind == "budget")
-    scorer = Scorer(run, samples=settings.samples, abstain=settings.disagreement == "abstain")
+    answered = [plan for case_plans in plans.values() for plan in case_plans if plan.answer]
+    embeddings = fetch_embeddings(texts_to_embed(answered, settings), settings, spent=run.calls)
+    run.calls += embeddings.calls
+    run.warnings.extend(embeddings.warnings)
+    scorer = Scorer(
+        run,
+        samples=settings.samples,
+        abstain=settings.disagreement == "abstain",
+        embeddings=embeddings,
+        blend=settings.embedding_model is not None,
+    )
     for item in items:
         for plan in plans[item.case_id]:
             scorer.score(item.case_id, plan)
