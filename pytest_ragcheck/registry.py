@@ -8,7 +8,8 @@ numpy and cheap to import for marker validation:
   ``engine``, the column method of the vectorised engine (several metrics may share one);
 * judge metrics: ``prompt``, the id of the question in :mod:`pytest_ragcheck.judge.prompts`,
   and ``formula``, the function of :mod:`pytest_ragcheck.judge.scoring` that turns the per-chunk
-  values into the metric;
+  values into the metric (judged answer metrics, which need the ``answer``: the function of
+  :mod:`pytest_ragcheck.answers.judged` that scores the judge's answer);
 * latency metrics: ``quantile`` of the per-case latencies;
 * answer metrics (``exact_match``, ``token_f1``, ``bleu``, ``rouge_l``): lexical comparisons of
   a pipeline's answer with the case's reference answers, no LLM
@@ -151,7 +152,13 @@ def _lexical(name: str, description: str) -> Metric:
 
 
 def _judged_answer(
-    name: str, description: str, *, prompt: str, needs: set[Need], cutoff: bool = False
+    name: str,
+    description: str,
+    *,
+    prompt: str,
+    formula: str,
+    needs: set[Need],
+    cutoff: bool = False,
 ) -> Metric:
     return Metric(
         name,
@@ -160,7 +167,7 @@ def _judged_answer(
         cutoff=cutoff,
         needs=frozenset({"answer", *needs}),
         prompt=prompt,
-        formula=prompt,
+        formula=formula,
     )
 
 
@@ -245,6 +252,7 @@ _DECLARED = (
         "faithfulness",
         "answer claims supported by the top-k contexts with a verified verbatim quote / claims",
         prompt="faithfulness",
+        formula="faithfulness",
         needs={"texts"},
         cutoff=True,
     ),
@@ -252,18 +260,21 @@ _DECLARED = (
         "answer_relevancy",
         "mean cosine of the query and the questions the answer answers (0 if noncommittal)",
         prompt="questions",
+        formula="relevancy",
         needs={"embeddings"},
     ),
     _judged_answer(
         "answer_correctness",
         "factual F1 of the answer against the reference (0.75 F1 + 0.25 cosine with embeddings)",
         prompt="correctness",
+        formula="correctness",
         needs={"reference_answer"},
     ),
     _judged_answer(
         "answer_completeness",
         "reference-answer claims covered by the answer / reference-answer claims",
         prompt="completeness",
+        formula="completeness",
         needs={"reference_answer"},
     ),
     _judge_statistic(
