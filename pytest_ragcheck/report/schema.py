@@ -1,4 +1,4 @@
-"""The published schema of the JSON report (``--ragcheck-report=report.json``), version 2.
+"""The published schema of the JSON report (``--ragcheck-report=report.json``), version 3.
 
 Read a report with::
 
@@ -176,6 +176,7 @@ class CaseEntry(_Strict):
         "score, reason)"
     )
     judge_errors: list[str]
+    answer: str | None = Field(default=None, description="the pipeline's answer, if any")
 
 
 class CaseChange(_Strict):
@@ -238,7 +239,7 @@ class Entry(_Strict):
 class Report(_Strict):
     """A ``--ragcheck-report=*.json`` file."""
 
-    schema_version: Literal[2]
+    schema_version: Literal[3]
     run: RunInfo
     summary: Summary
     tests: list[Entry] = Field(description="in node-id order")
