@@ -14,9 +14,9 @@ from pytest_ragcheck.errors import ConfigError, did_you_mean
 from pytest_ragcheck.registry import METRICS, Kind, Metric, metrics_of_kind
 
 __all__ = [
+    "ANSWER_METRICS",
     "DEFAULT_METRICS",
     "JUDGE_METRICS",
-    "ANSWER_METRICS",
     "LATENCY_METRICS",
     "RANK_METRICS",
     "MetricSpec",

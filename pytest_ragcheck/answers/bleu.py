@@ -79,7 +79,9 @@ def _tokenize_zh(line: str) -> list[str]:
 
 def _ngrams(tokens: Sequence[str]) -> Counter[tuple[str, ...]]:
     return Counter(
-        tuple(tokens[i : i + n]) for n in range(1, MAX_ORDER + 1) for i in range(len(tokens) - n + 1)
+        tuple(tokens[i : i + n])
+        for n in range(1, MAX_ORDER + 1)
+        for i in range(len(tokens) - n + 1)
     )
 
 

@@ -124,7 +124,5 @@ def relevancy(
         sims = [cosine(query_vector, vector) for vector in question_vectors]
     except EmbeddingError as exc:
         return Scored(None, error=str(exc))
-    entries = [
-        {"question": q, "similarity": s} for q, s in zip(questions, sims, strict=True)
-    ]
+    entries = [{"question": q, "similarity": s} for q, s in zip(questions, sims, strict=True)]
     return Scored(math.fsum(sims) / len(sims), entries)

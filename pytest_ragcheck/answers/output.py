@@ -62,7 +62,7 @@ def split_output(raw: object) -> tuple[Answer | None, object]:
             return Answer(text, has_contexts=False), []
         return Answer(text, has_contexts=True), raw[context_key]
     if hasattr(raw, "response") and hasattr(raw, "source_nodes"):  # LlamaIndex Response
-        text = _answer_text(getattr(raw, "response"), "response")
-        nodes = getattr(raw, "source_nodes")
+        text = _answer_text(raw.response, "response")
+        nodes = raw.source_nodes
         return Answer(text, has_contexts=True), [] if nodes is None else nodes
     return None, raw

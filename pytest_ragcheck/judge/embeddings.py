@@ -101,7 +101,9 @@ def fetch_embeddings(texts: list[str], settings: JudgeSettings, *, spent: int = 
             api_base=settings.api_base,
             timeout=settings.timeout,
             concurrency=settings.concurrency,
-            budget=Budget(None if settings.max_calls is None else max(settings.max_calls - spent, 0)),
+            budget=Budget(
+                None if settings.max_calls is None else max(settings.max_calls - spent, 0)
+            ),
             litellm=litellm,
         )
         async with client:

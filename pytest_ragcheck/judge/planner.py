@@ -194,7 +194,6 @@ class Planner:
             plan.chunks.append(self.judgment(prompt, (prompt.id, query, text, ref), inputs, render))
         return plan
 
-
     def _plan_answer(
         self, item: JudgeItem, plan: Plan, reference: str, chunks: tuple[str, ...]
     ) -> Plan:

@@ -38,10 +38,19 @@ __all__ = [
 ]
 
 AnswerKind = Literal[
-    "verdict", "grade", "score", "claims", "faithfulness", "questions", "correctness", "completeness"
+    "verdict",
+    "grade",
+    "score",
+    "claims",
+    "faithfulness",
+    "questions",
+    "correctness",
+    "completeness",
 ]
 #: Answer kinds of the questions about a pipeline's generated answer (SPEC §10).
-ANSWER_KINDS: frozenset[str] = frozenset({"faithfulness", "questions", "correctness", "completeness"})
+ANSWER_KINDS: frozenset[str] = frozenset(
+    {"faithfulness", "questions", "correctness", "completeness"}
+)
 
 _TAGS = ("retrieved_text", "query", "reference_answer", "generated_answer")
 _TAG_RE = re.compile(r"<(/?)(" + "|".join(_TAGS) + r")", re.IGNORECASE)
@@ -266,7 +275,8 @@ CORRECTNESS = Prompt(
     version=1,
     kind="correctness",
     template=(
-        _ANSWER_INTRO + "Reference answer:\n<reference_answer>\n{reference}\n</reference_answer>\n\n"
+        _ANSWER_INTRO
+        + "Reference answer:\n<reference_answer>\n{reference}\n</reference_answer>\n\n"
         "Split the generated answer and the reference answer into factual statements. List in "
         "TP the statements of the generated answer that the reference answer supports, in FP "
         "those of the generated answer it does not support, and in FN those of the reference "
@@ -282,7 +292,8 @@ COMPLETENESS = Prompt(
     version=1,
     kind="completeness",
     template=(
-        _ANSWER_INTRO + "Reference answer:\n<reference_answer>\n{reference}\n</reference_answer>\n\n"
+        _ANSWER_INTRO
+        + "Reference answer:\n<reference_answer>\n{reference}\n</reference_answer>\n\n"
         "Split the reference answer into its individual factual claims (at least one). For "
         "each claim, say whether the generated answer covers it."
     ),

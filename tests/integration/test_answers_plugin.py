@@ -102,7 +102,8 @@ def test_gate_on_faithfulness_and_token_f1_then_catch_invented_claims(
     recorded = suite.update_baselines(None, *args)
     recorded.assert_outcomes(passed=1)
     stored = json.dumps(_baseline(suite))
-    assert "faithfulness@3" in stored and "token_f1" in stored
+    assert "faithfulness@3" in stored
+    assert "token_f1" in stored
 
     again = suite.run(*run_mode, *args, "--ragcheck-judge-offline")  # every verdict cached
     again.assert_outcomes(passed=1)
@@ -121,9 +122,7 @@ def test_gate_on_faithfulness_and_token_f1_then_catch_invented_claims(
 
 
 @pytest.mark.usefixtures("litellm_preloaded")
-def test_report_and_junit_carry_the_answer_metrics(
-    suite: Suite, judge_server: JudgeServer
-) -> None:
+def test_report_and_junit_carry_the_answer_metrics(suite: Suite, judge_server: JudgeServer) -> None:
     _project(suite, INVENTING)
     suite.test(TEST.replace("min_faithfulness=0.9", "baseline=False"))
     result = suite.run(
@@ -132,7 +131,8 @@ def test_report_and_junit_carry_the_answer_metrics(
     result.assert_outcomes(passed=1)
     report = suite.read_json("report.json")
     text = json.dumps(report)
-    assert "It has ten airports" in text and '"answer"' in text
+    assert "It has ten airports" in text
+    assert '"answer"' in text
     props = suite.junit_properties("junit.xml")["test_rag"]
     assert any(name and "faithfulness@3" in name for name in props)
     assert any(name and "token_f1" in name for name in props)

@@ -87,7 +87,8 @@ def test_a_fabricated_quote_is_rejected_and_counted(
     assert result["faithfulness@10"] == 0.5  # the judge said 2/2; the quote check says 1/2
     claims = result.cases[0].judge["faithfulness@10"]
     assert claims[1]["judge_supported"] is True
-    assert claims[1]["quote_found"] is False and claims[1]["supported"] is False
+    assert claims[1]["quote_found"] is False
+    assert claims[1]["supported"] is False
     assert result.info["judge"]["answers"]["faithfulness"] == {"rejected_quotes": 1}
 
 
@@ -112,7 +113,8 @@ def test_cached_run_makes_no_request_and_offline_works(
     assert judge_server.count == sent
     assert {n: again[n] for n in ALL} == {n: first[n] for n in ALL}
     entries = list(Path(settings.cache_dir or "").glob("embedding/*/*.json"))
-    assert entries and json.loads(entries[0].read_text())["embedding_model"] == EMBED
+    assert entries
+    assert json.loads(entries[0].read_text())["embedding_model"] == EMBED
 
 
 def test_offline_without_cached_embeddings_names_the_fix(
@@ -144,7 +146,7 @@ def test_noncommittal_and_claimless_answers_have_documented_values(
 
 
 @pytest.mark.parametrize(
-    "content, message",
+    ("content", "message"),
     [
         ({"claims": [{"claim": "a", "supported": True, "quote": 7}]}, "quote"),
         ({"claims": [{"claim": "a", "supported": True, "quote": ""}] * (MAX_ITEMS + 1)},
@@ -172,7 +174,9 @@ def test_empty_reference_claims_are_malformed(
 
 def test_embeddings_of_different_lengths_are_an_error_not_nan(settings: JudgeSettings) -> None:
     cases = [{**CASES[0], "query": "capital of France [dim=8]"}]
-    result = evaluate(pipeline("Paris is big."), cases, metrics=["answer_relevancy"], judge=settings)
+    result = evaluate(
+        pipeline("Paris is big."), cases, metrics=["answer_relevancy"], judge=settings
+    )
     assert "answer_relevancy" not in result.metrics
     assert "embeddings of different lengths (8 and 16)" in " ".join(result.cases[0].judge_errors)
 

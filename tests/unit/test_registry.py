@@ -72,7 +72,8 @@ def test_every_metric_is_one_complete_declaration():
         assert "texts" in metric.needs
         assert (metric.reference, metric.engine, metric.quantile) == (None, None, None)
     for metric in LEXICAL_ANSWER:
-        assert metric.needs == {"answer", "reference_answer"} and not metric.cutoff
+        assert metric.needs == {"answer", "reference_answer"}
+        assert not metric.cutoff
         assert LEXICAL[metric.name] is getattr(
             sys.modules["pytest_ragcheck.answers.lexical"], metric.name
         )
