@@ -372,17 +372,8 @@ def _judge_settings(kw: Mapping[str, Any], base: JudgeSettings) -> JudgeSettings
 
 
 def _check_judge_statistics(specs: Sequence[MetricSpec], judge: JudgeSettings) -> None:
-    """``judge_kappa`` and ``judge_consistency`` measure the verdicts of other judge metrics;
-    ``answer_relevancy`` compares embeddings, so it needs an embedding model."""
+    """``judge_kappa`` and ``judge_consistency`` measure the verdicts of other judge metrics."""
     names = {s.base for s in specs}
-    if "answer_relevancy" in names and not judge.embedding_model:
-        raise ConfigError(
-            "answer_relevancy compares the query with questions generated from the answer "
-            "through embeddings: set an embedding model with --ragcheck-judge-embedding-model="
-            "MODEL (or the ini key ragcheck_judge_embedding_model, or judge_embedding_model=... "
-            "in the marker), any embedding model litellm accepts, e.g. "
-            "openai/text-embedding-3-small"
-        )
     prompts = {s.metric.prompt for s in specs} - {None}
     if "judge_kappa" in names and not prompts.intersection(AGREEMENT_PROMPTS):
         raise ConfigError(

@@ -38,6 +38,14 @@ def _no_model_message() -> str:
     )
 
 
+_NO_EMBEDDING_MODEL = (
+    "answer_relevancy compares the query with questions generated from the answer through "
+    "embeddings: set an embedding model with --ragcheck-judge-embedding-model=MODEL (or the "
+    "ini key ragcheck_judge_embedding_model, or judge_embedding_model=... in the marker), any "
+    "embedding model litellm accepts, e.g. openai/text-embedding-3-small"
+)
+
+
 def check_judge_available(settings: JudgeSettings) -> None:
     """Raise :class:`ConfigError` early when judge metrics cannot work at all.
 
@@ -66,6 +74,8 @@ def compute_judge_metrics(
     or litellm is not installed; every other failure ends up in the returned run.
     """
     specs = [s for s in specs if s.metric.prompt is not None]  # judge_kappa & co.: no calls
+    if any("embeddings" in s.metric.needs for s in specs) and not settings.embedding_model:
+        raise ConfigError(_NO_EMBEDDING_MODEL)
     run = JudgeRun(
         budget_limit=settings.max_calls,
         cache_dir=str(settings.cache_dir) if settings.cache_dir is not None else None,
