@@ -19,8 +19,35 @@ from retriever import BM25Retriever
 from pytest_ragcheck import ragcheck
 
 _STOP = frozenset(
-    "a an and are at be by do does for from how in is it of on the to what when where which "
-    "why with usually can".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "at",
+        "be",
+        "by",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "the",
+        "to",
+        "what",
+        "when",
+        "where",
+        "which",
+        "why",
+        "with",
+        "usually",
+        "can",
+    ]
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 

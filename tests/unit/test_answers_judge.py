@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from judge_server import JudgeServer, embed_text
 
-from pytest_ragcheck import evaluate
+from pytest_ragcheck import Result, evaluate
 from pytest_ragcheck.answers.judged import EmbeddingError, cosine
 from pytest_ragcheck.config import JudgeSettings
 from pytest_ragcheck.errors import ConfigError
@@ -42,6 +42,11 @@ def pipeline(answer: str, context: str = CONTEXT) -> Any:
 @pytest.fixture
 def settings(judge_settings: JudgeSettings) -> JudgeSettings:
     return replace(judge_settings, embedding_model=EMBED)
+
+
+def _one(answer: str, metric: str, *, base: JudgeSettings, **judge: Any) -> Result:
+    """One metric of the pipeline answering ``answer``, with ``judge`` settings changed."""
+    return evaluate(pipeline(answer), CASES, metrics=[metric], judge=replace(base, **judge))
 
 
 def _cos(a: str, b: str) -> float:
@@ -200,10 +205,7 @@ def test_answer_relevancy_without_an_embedding_model_is_a_usage_error(
 def test_budget_covers_verdicts_and_embeddings(
     settings: JudgeSettings, judge_server: JudgeServer
 ) -> None:
-    answer = "Paris is the capital of France."
-    result = evaluate(
-        pipeline(answer), CASES, metrics=["answer_relevancy"], judge=replace(settings, max_calls=1)
-    )
+    result = _one("Paris is the capital of France.", "answer_relevancy", max_calls=1, base=settings)
     assert judge_server.count == 1  # the questions; no budget left for the embeddings
     assert "answer_relevancy" not in result.metrics
     assert "budget" in " ".join(result.cases[0].judge_errors)
@@ -217,3 +219,17 @@ def test_reference_answer_missing_for_a_judged_metric_names_the_cases(
     cases = [{"id": "x", "query": "q", "expected_ids": ["d1"]}]
     with pytest.raises(GoldenSetError, match="'x'"):
         evaluate(pipeline("a"), cases, metrics=["answer_correctness"], judge=settings)
+
+
+def test_judge_samples_average_the_answer_metric_and_count_agreement(
+    settings: JudgeSettings, judge_server: JudgeServer
+) -> None:
+    result = _one(
+        "Paris is the capital of France. It has a big tower.",
+        "faithfulness",
+        samples=3,
+        base=settings,
+    )
+    assert result["faithfulness@10"] == 0.5
+    assert judge_server.count == 3  # one request per sample
+    assert result.info["judge"]["samples"] == {"items": 1, "agreeing": 1, "abstained": 0}

@@ -130,3 +130,26 @@ def test_reference_answers_change_the_case_hash_only_when_set() -> None:
         "a",
         "b",
     )
+
+
+def test_async_pipeline_and_llamaindex_style_response() -> None:
+    async def pipeline(query: str) -> dict[str, Any]:
+        return {"response": "Paris", "source_nodes": HITS}
+
+    result = evaluate(pipeline, CASES, metrics=["mrr", "exact_match"])
+    assert result.per_case("exact_match") == {"fr": 1.0, "de": 0.0}
+    assert result.per_case("mrr@10")["fr"] == 1.0
+
+    response = evaluate(lambda q: LlamaResponse("Berlin", HITS), CASES, metrics=["exact_match"])
+    assert response.per_case("exact_match") == {"fr": 0.0, "de": 1.0}
+
+
+def test_on_error_zero_scores_failed_cases_zero_for_answer_metrics() -> None:
+    def pipeline(query: str) -> dict[str, Any]:
+        if "Germany" in query:
+            raise RuntimeError("generator down")
+        return {"answer": "Paris", "contexts": HITS}
+
+    result = evaluate(pipeline, CASES, metrics=["token_f1"], on_error="zero")
+    assert result.per_case("token_f1") == {"fr": 1.0, "de": 0.0}
+    assert result["token_f1"] == 0.5
