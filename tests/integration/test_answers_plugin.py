@@ -155,3 +155,24 @@ def test_answer_only_pipeline_with_rank_metrics_names_the_problem(suite: Suite) 
     result.assert_outcomes(failed=1)
     Suite.assert_clean(result)
     assert "answer without contexts, but mrr@3 need them" in Suite.text(result)
+
+
+def test_answer_relevancy_without_an_embedding_model_is_a_clean_usage_failure(
+    suite: Suite, judge_server: JudgeServer
+) -> None:
+    suite.make(TEST, cases=GOLDEN, rankings=CONTEXTS, extra=PIPELINE)
+    _answers(suite, FAITHFUL)
+    suite.test(
+        """
+        from pytest_ragcheck import ragcheck
+
+        @ragcheck("golden.jsonl", metrics=["answer_relevancy"], baseline=False)
+        def test_rag(ragcheck, pipeline):
+            ragcheck(pipeline)
+        """
+    )
+    result = suite.run(*_judge_args(judge_server))
+    result.assert_outcomes(failed=1)
+    Suite.assert_clean(result)
+    assert "--ragcheck-judge-embedding-model=MODEL" in Suite.text(result)
+    assert judge_server.count == 0  # refused before any call

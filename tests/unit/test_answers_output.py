@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -153,3 +154,24 @@ def test_on_error_zero_scores_failed_cases_zero_for_answer_metrics() -> None:
     result = evaluate(pipeline, CASES, metrics=["token_f1"], on_error="zero")
     assert result.per_case("token_f1") == {"fr": 1.0, "de": 0.0}
     assert result["token_f1"] == 0.5
+
+
+def test_judge_embedding_model_from_cli_ini_and_marker(tmp_path: Path) -> None:
+    from pytest_ragcheck.config import Defaults, build_settings
+    from pytest_ragcheck.errors import ConfigError
+    from pytest_ragcheck.options import parse_options
+
+    def judge(cli: dict[str, Any], ini: dict[str, Any]) -> Any:
+        options = parse_options(cli=cli, ini=ini, invocation_dir=tmp_path, rootdir=tmp_path)
+        return options.defaults.judge
+
+    assert judge({}, {}).embedding_model is None
+    assert judge({}, {"judge_embedding_model": "e-ini"}).embedding_model == "e-ini"
+    cli = {"judge_embedding_model": "e-cli"}
+    assert judge(cli, {"judge_embedding_model": "e-ini"}).embedding_model == "e-cli"
+    defaults = Defaults(judge=judge(cli, {}))
+    marker = build_settings({"judge_embedding_model": "e-marker"}, defaults=defaults, where="t")
+    assert marker.judge.embedding_model == "e-marker"
+    assert build_settings({}, defaults=defaults, where="t").judge.embedding_model == "e-cli"
+    with pytest.raises(ConfigError, match="judge_embedding_model must be a model name string"):
+        build_settings({"judge_embedding_model": 3}, defaults=defaults, where="t")
