@@ -86,6 +86,7 @@ MARKER_KEYWORDS: tuple[str, ...] = (
     "judge_concurrency",
     "judge_timeout",
     "judge_disagreement",
+    "judge_embedding_model",
 )
 
 
@@ -118,6 +119,8 @@ class JudgeSettings:
     offline: bool = False
     #: ``judge_samples`` >= 2: what a judgment whose samples disagree counts as.
     disagreement: Disagreement = "vote"
+    #: litellm embedding model for ``answer_relevancy`` / ``answer_correctness`` (SPEC §10).
+    embedding_model: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,9 +351,17 @@ def _judge_settings(kw: Mapping[str, Any], base: JudgeSettings) -> JudgeSettings
             "judge_disagreement='abstain' leaves out the items whose judge_samples disagree, "
             f"so it needs judge_samples >= 2 (got judge_samples={samples})"
         )
+    embedding_model = kw.get("judge_embedding_model", base.embedding_model)
+    if embedding_model is not None and (
+        not isinstance(embedding_model, str) or not embedding_model.strip()
+    ):
+        raise ConfigError(
+            f"judge_embedding_model must be a model name string, got {embedding_model!r}"
+        )
     return replace(
         base,
         model=model,
+        embedding_model=embedding_model or None,
         api_base=api_base or None,
         samples=samples,
         max_calls=max_calls,

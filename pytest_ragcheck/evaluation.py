@@ -48,6 +48,7 @@ def evaluate_golden(
 ) -> Result:
     """Run ``retriever`` on every case of ``golden`` and compute ``settings.metrics``."""
     from pytest_ragcheck import metrics as metric_fns
+    from pytest_ragcheck.answers import score as answers
     from pytest_ragcheck.judge.trust import assess_trust
 
     golden = _select(golden, settings)
@@ -72,6 +73,7 @@ def evaluate_golden(
             "relevant document and empty='skip' skips them"
         )
 
+    answers.check_references(to_run, settings.metrics, golden.source)
     run, retrieval = _retrieve(retriever, to_run, golden.source, settings, progress)
     outcomes = run.outcomes
 
@@ -82,6 +84,7 @@ def evaluate_golden(
     span_matches: list[SpanMatch | None] = []
     for case, outcome in zip(to_run, outcomes, strict=True):
         case_result, ranking, relevance, match = _case_result(case, outcome)
+        answers.apply_output(case_result, outcome.answer, settings.metrics)
         by_id[case.id] = case_result
         if case_result.status == "ok" or settings.on_error == "zero":
             rankings.append(ranking)
@@ -98,6 +101,7 @@ def evaluate_golden(
                 case_result.values[spec.name] = float(values[spec.name][i])
         _apply_span_recall(scored, span_matches, rank_specs)
 
+    answers.score_lexical(to_run, by_id, settings.metrics, zero_errors=settings.on_error == "zero")
     info: dict[str, Any] = {"retrieval": retrieval}
     judge_specs = [s for s in settings.metrics if s.kind == "judge"]
     if judge_specs:
@@ -276,8 +280,9 @@ def _run_judge(
             JudgeItem(
                 case_id=case.id,
                 query=case.query,
-                reference_answer=case.reference_answer,
+                reference_answer=case.reference_answer or next(iter(case.references), None),
                 chunks=tuple(h.text or "" for h in hits),
+                answer=case_result.answer,
             )
         )
 

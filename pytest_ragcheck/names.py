@@ -14,6 +14,7 @@ from pytest_ragcheck.errors import ConfigError, did_you_mean
 from pytest_ragcheck.registry import METRICS, Kind, Metric, metrics_of_kind
 
 __all__ = [
+    "ANSWER_METRICS",
     "DEFAULT_METRICS",
     "JUDGE_METRICS",
     "LATENCY_METRICS",
@@ -29,6 +30,8 @@ RANK_METRICS: tuple[str, ...] = tuple(m.name for m in metrics_of_kind("rank"))
 LATENCY_METRICS: tuple[str, ...] = tuple(m.name for m in metrics_of_kind("latency"))
 #: Metrics that need an LLM judge (``pytest_ragcheck.judge``).
 JUDGE_METRICS: tuple[str, ...] = tuple(m.name for m in metrics_of_kind("judge"))
+#: Lexical answer metrics (``pytest_ragcheck.answers``): no LLM, a reference answer each.
+ANSWER_METRICS: tuple[str, ...] = tuple(m.name for m in metrics_of_kind("answer"))
 #: The marker's default ``metrics=``.
 DEFAULT_METRICS: tuple[str, ...] = tuple(m.name for m in METRICS.values() if m.default)
 

@@ -85,6 +85,10 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("judge_model", "LLM judge model (any litellm model name)"),
     OptionSpec("judge_api_base", "base URL of an OpenAI-compatible judge server"),
     OptionSpec(
+        "judge_embedding_model",
+        "embedding model (any litellm model name) for answer_relevancy and answer_correctness",
+    ),
+    OptionSpec(
         "judge_cache",
         "verdict cache folder, or 'off' (default .ragcheck/judge under the rootdir)",
     ),
@@ -212,6 +216,7 @@ def parse_options(
     judge = JudgeSettings(
         model=raw.text("judge_model"),
         api_base=raw.text("judge_api_base"),
+        embedding_model=raw.text("judge_embedding_model"),
         cache_dir=_cache_dir(raw, invocation_dir=invocation_dir, rootdir=rootdir),
         offline=raw.flag("judge_offline"),
     )

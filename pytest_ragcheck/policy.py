@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pytest_ragcheck.answers.explain import answer_lines
 from pytest_ragcheck.baseline_compare import (
     BaselineComparison,
     baseline_differences,
@@ -170,6 +171,7 @@ def _worst_lines(result: Result, name: str, *, below: float | None) -> list[str]
             from pytest_ragcheck.judge.run import summarize_details
 
             lines.append(f"        judge: {summarize_details(c.judge[name])}")
+        lines.extend(f"        {line}" for line in answer_lines(c, name, claims=False))
     return lines
 
 

@@ -8,8 +8,13 @@ numpy and cheap to import for marker validation:
   ``engine``, the column method of the vectorised engine (several metrics may share one);
 * judge metrics: ``prompt``, the id of the question in :mod:`pytest_ragcheck.judge.prompts`,
   and ``formula``, the function of :mod:`pytest_ragcheck.judge.scoring` that turns the per-chunk
-  values into the metric;
+  values into the metric (judged answer metrics, which need the ``answer``: the function of
+  :mod:`pytest_ragcheck.answers.judged` that scores the judge's answer);
 * latency metrics: ``quantile`` of the per-case latencies;
+* answer metrics (``exact_match``, ``token_f1``, ``bleu``, ``rouge_l``): lexical comparisons of
+  a pipeline's answer with the case's reference answers, no LLM
+  (:data:`pytest_ragcheck.answers.lexical.LEXICAL`); the judged answer metrics
+  (``faithfulness`` & co.) are judge metrics whose question is about the answer;
 * judge statistics (``judge_kappa``, ``judge_consistency``): judge metrics without a prompt,
   one value per run computed from the verdicts the other judge metrics obtained
   (:mod:`pytest_ragcheck.judge.trust`).
@@ -38,11 +43,12 @@ __all__ = [
     "metrics_of_kind",
 ]
 
-Kind = Literal["rank", "latency", "judge"]
+Kind = Literal["rank", "latency", "judge", "answer"]
 #: What a metric reads besides the ranking: graded judgments of the golden case
 #: (``relevance``), the texts of the hits (``texts``), the case's ``reference_answer``, the
-#: human labels of the cases that have some (``labels``; cases without are left out).
-Need = Literal["relevance", "texts", "reference_answer", "labels"]
+#: human labels of the cases that have some (``labels``; cases without are left out), the
+#: pipeline's generated ``answer``, an ``embeddings`` model.
+Need = Literal["relevance", "texts", "reference_answer", "labels", "answer", "embeddings"]
 
 #: Judge prompts whose answers are relevance judgments that human labels can be compared
 #: with (a yes/no verdict, or a 0-3 grade where >= 1 means relevant), in report order.
@@ -139,6 +145,32 @@ def _judge(
     )
 
 
+def _lexical(name: str, description: str) -> Metric:
+    return Metric(
+        name, "answer", description, cutoff=False, needs=frozenset({"answer", "reference_answer"})
+    )
+
+
+def _judged_answer(
+    name: str,
+    description: str,
+    *,
+    prompt: str,
+    formula: str,
+    needs: set[Need],
+    cutoff: bool = False,
+) -> Metric:
+    return Metric(
+        name,
+        "judge",
+        description,
+        cutoff=cutoff,
+        needs=frozenset({"answer", *needs}),
+        prompt=prompt,
+        formula=formula,
+    )
+
+
 _DECLARED = (
     _rank("hit_rate", "1 if a relevant document is in the top k, else 0", default=True),
     _rank(
@@ -212,6 +244,39 @@ _DECLARED = (
         prompt="score",
         formula="maximum",
     ),
+    _lexical("exact_match", "1 if the SQuAD-normalised answer equals a reference answer"),
+    _lexical("token_f1", "SQuAD token F1 of the answer, best over the reference answers"),
+    _lexical("bleu", "sacrebleu's sentence BLEU / 100 against the reference answers"),
+    _lexical("rouge_l", "rouge-score's ROUGE-L F-measure, best over the reference answers"),
+    _judged_answer(
+        "faithfulness",
+        "answer claims supported by the top-k contexts with a verified verbatim quote / claims",
+        prompt="faithfulness",
+        formula="faithfulness",
+        needs={"texts"},
+        cutoff=True,
+    ),
+    _judged_answer(
+        "answer_relevancy",
+        "mean cosine of the query and the questions the answer answers (0 if noncommittal)",
+        prompt="questions",
+        formula="relevancy",
+        needs={"embeddings"},
+    ),
+    _judged_answer(
+        "answer_correctness",
+        "factual F1 of the answer against the reference (0.75 F1 + 0.25 cosine with embeddings)",
+        prompt="correctness",
+        formula="correctness",
+        needs={"reference_answer"},
+    ),
+    _judged_answer(
+        "answer_completeness",
+        "reference-answer claims covered by the answer / reference-answer claims",
+        prompt="completeness",
+        formula="completeness",
+        needs={"reference_answer"},
+    ),
     _judge_statistic(
         "judge_kappa",
         "Cohen's kappa between the judge's relevance verdicts and the human labels",
@@ -231,7 +296,7 @@ _DECLARED = (
     ),
 )
 
-#: Every metric by name, in declaration order (rank, latency, judge).
+#: Every metric by name, in declaration order.
 METRICS: Mapping[str, Metric] = MappingProxyType({m.name: m for m in _DECLARED})
 
 

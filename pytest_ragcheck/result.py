@@ -63,6 +63,8 @@ class CaseResult:
     judge: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: Judge problems for this case (malformed answers, budget, offline misses).
     judge_errors: list[str] = field(default_factory=list)
+    #: The pipeline's answer (``None`` for a retriever, or a pipeline that gave none).
+    answer: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -90,6 +92,7 @@ class CaseResult:
             ],
             "judge": {name: [dict(v) for v in items] for name, items in self.judge.items()},
             "judge_errors": list(self.judge_errors),
+            "answer": self.answer,
         }
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from pytest_ragcheck import retrievers
 from pytest_ragcheck.aio import run_blocking
+from pytest_ragcheck.answers.output import Answer, split_output
 from pytest_ragcheck.concurrency import (
     AUTO,
     PROBE_CALLS,
@@ -97,6 +98,8 @@ class RetrievalOutcome:
     #: CPU time of the whole process during the call (sync retrievers only): native threads
     #: (BLAS, tokenizers) count too. Meaningful for calls that ran one at a time.
     cpu_ms: float | None = None
+    #: A pipeline's answer (``None`` for a plain retriever, whose return value is hits).
+    answer: Answer | None = None
 
     @property
     def ok(self) -> bool:
@@ -148,10 +151,13 @@ def _finish(
     raw: object, latency_ms: float, id_key: str | None, cpu_ms: float | None = None
 ) -> RetrievalOutcome:
     try:
+        answer, raw = split_output(raw)
         hits, duplicates = normalize_hits(raw, id_key=id_key)
     except TypeError as exc:
         return RetrievalOutcome(latency_ms=latency_ms, error=f"TypeError: {exc}", cpu_ms=cpu_ms)
-    return RetrievalOutcome(hits=hits, duplicates=duplicates, latency_ms=latency_ms, cpu_ms=cpu_ms)
+    return RetrievalOutcome(
+        hits=hits, duplicates=duplicates, latency_ms=latency_ms, cpu_ms=cpu_ms, answer=answer
+    )
 
 
 def _ms(start: float) -> float:

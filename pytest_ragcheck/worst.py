@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pytest_ragcheck.answers.explain import answer_lines
 from pytest_ragcheck.checks import WORST_CASES, CaseChange, MetricCheck
 from pytest_ragcheck.explain import explain_case
 
@@ -58,6 +59,8 @@ def case_changes(
                 relevance=gold.relevance_map(),
                 k=k,
             )
+        if case is not None:
+            explain = (*explain, *answer_lines(case, name))
         changes.append(
             CaseChange(
                 id=case_id,

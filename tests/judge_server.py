@@ -11,6 +11,19 @@ the retrieved text, so that tests can compute the exact expected metric values:
 * claims (``context_recall``): the reference answer split on ``.``; a claim is attributed iff
   one of its ``F<digits>`` fact tokens appears in the context.
 
+Questions about a pipeline's generated answer (sentences are split on ``.``):
+
+* faithfulness: each answer sentence is a claim, supported iff it appears (case-insensitively)
+  in a retrieved passage, with itself as the quote; an unsupported claim has quote ``""``;
+* questions (``answer_relevancy``): one question per answer sentence (the sentence + ``?``);
+  noncommittal iff the answer contains "I don't know";
+* correctness: answer sentences found in the reference are TP, the others FP; reference
+  sentences not found in the answer are FN;
+* completeness: each reference sentence is a claim, covered iff it appears in the answer.
+
+``POST /v1/embeddings`` answers every input with :func:`embed_text` (a hashed bag of words,
+deterministic); an input containing ``[dim=N]`` gets N dimensions, ``[zero]`` a zero vector.
+
 Further markers make the judge misbehave in known ways:
 
 * ``[flip]``: the judge gets the chunk wrong: relevance and usefulness verdicts are flipped,
@@ -31,6 +44,7 @@ import re
 import socket
 import threading
 import time
+import zlib
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,6 +56,7 @@ __all__ = [
     "FAULTS",
     "JudgeServer",
     "RecordedRequest",
+    "embed_text",
     "expected_answer",
     "grade_of",
     "presented_key",
@@ -60,6 +75,7 @@ FAULTS = (
     "wrong_length",  # a claims list of the wrong length (empty)
     "answer",  # a fixed answer ``content`` (a dict, sent as JSON)
     "echo_key",  # an error (``status``, default 401) whose message repeats the presented key
+    "fabricate",  # faithfulness: every claim "supported", quoting the claim itself
 )
 
 _GRADE_RE = re.compile(r"\[g=(\d)\]")
@@ -79,6 +95,61 @@ def _tag(text: str, tag: str) -> list[str]:
     return re.findall(_TAG_RE.format(tag=tag), text, flags=re.S)
 
 
+EMBEDDING_DIM = 16
+_DIM_RE = re.compile(r"\[dim=(\d+)\]")
+
+
+def embed_text(text: str) -> list[float]:
+    """The deterministic embedding the server returns: hashed word counts."""
+    if "[zero]" in text:
+        return [0.0] * EMBEDDING_DIM
+    m = _DIM_RE.search(text)
+    dim = int(m.group(1)) if m else EMBEDDING_DIM
+    vector = [0.0] * dim
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        vector[zlib.crc32(word.encode()) % dim] += 1.0
+    return vector
+
+
+def sentences(text: str) -> list[str]:
+    """The claims of a text as the server sees them: its ``.``-separated sentences."""
+    return [s.strip() for s in text.split(".") if s.strip()]
+
+
+def _answer_kinds(kind: str, user_text: str, fabricate: bool) -> dict[str, Any] | None:
+    answer = "".join(_tag(user_text, "generated_answer"))
+    reference = "".join(_tag(user_text, "reference_answer"))
+    if kind.endswith("faithfulness"):
+        context = "\n".join(_tag(user_text, "retrieved_text")).lower()
+        claims = []
+        for claim in sentences(answer):
+            found = claim.lower() in context
+            quote = claim if found or fabricate else ""
+            claims.append({"claim": claim, "supported": found or fabricate, "quote": quote})
+        return {"claims": claims}
+    if kind.endswith("questions"):
+        return {
+            "questions": [f"{s}?" for s in sentences(answer)],
+            "noncommittal": "i don't know" in answer.lower(),
+        }
+    if kind.endswith("correctness"):
+        said, truth = sentences(answer), sentences(reference)
+        low_ref, low_answer = reference.lower(), answer.lower()
+        return {
+            "TP": [s for s in said if s.lower() in low_ref],
+            "FP": [s for s in said if s.lower() not in low_ref],
+            "FN": [s for s in truth if s.lower() not in low_answer],
+        }
+    if kind.endswith("completeness"):
+        low_answer = answer.lower()
+        return {
+            "claims": [
+                {"claim": s, "covered": s.lower() in low_answer} for s in sentences(reference)
+            ]
+        }
+    return None
+
+
 def presented_key(headers: dict[str, str]) -> str:
     """The API key a request presented (``Authorization: Bearer <key>``), or ``""``."""
     auth = headers.get("authorization", "")
@@ -93,6 +164,9 @@ def expected_answer(
     ``flip`` overrides the chunk's ``[flip]`` marker (the server sets it for ``[wobble]``);
     ``key`` is what an ``[echo]`` chunk's reason repeats.
     """
+    answered = _answer_kinds(kind, user_text, fabricate=False)
+    if answered is not None:
+        return answered
     chunks = _tag(user_text, "retrieved_text")
     chunk = chunks[0] if chunks else ""
     g = grade_of(chunk)
@@ -188,6 +262,9 @@ class _Handler(BaseHTTPRequestHandler):
                 fault=fault.kind if fault else None,
             )
         )
+        if self.path.rstrip("/").endswith("/embeddings"):
+            self._embeddings(body, fault)
+            return
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send(404, {"error": {"message": f"no route {self.path}"}})
             return
@@ -218,6 +295,21 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._send(200, _completion(body, content))
 
+    def _embeddings(self, body: dict[str, Any], fault: _Fault | None) -> None:
+        if fault is not None and fault.kind in ("429", "500", "503", "401"):
+            self._send(int(fault.kind), {"error": {"message": f"injected {fault.kind}"}})
+            return
+        inputs = body.get("input")
+        texts = [inputs] if isinstance(inputs, str) else list(inputs or [])
+        data = [
+            {"object": "embedding", "index": i, "embedding": embed_text(str(t))}
+            for i, t in enumerate(texts)
+        ]
+        usage = {"prompt_tokens": len(texts), "total_tokens": len(texts)}
+        self._send(
+            200, {"object": "list", "data": data, "model": body.get("model"), "usage": usage}
+        )
+
     def _content(self, body: dict[str, Any], fault: _Fault | None) -> str:
         kind = str(((body.get("response_format") or {}).get("json_schema") or {}).get("name", ""))
         if fault is not None:
@@ -229,6 +321,13 @@ class _Handler(BaseHTTPRequestHandler):
                 return json.dumps({"claims": []})
             if fault.kind == "answer":
                 return json.dumps(fault.params["content"])
+            if fault.kind == "fabricate":
+                text = next(
+                    (str(m.get("content", "")) for m in body.get("messages") or []
+                     if m.get("role") == "user"),
+                    "",
+                )  # fmt: skip
+                return json.dumps(_answer_kinds(kind, text, fabricate=True))
         user_text = ""
         for message in body.get("messages") or []:
             if message.get("role") == "user":

@@ -42,6 +42,9 @@ _FIELD_ALIASES: dict[str, str] = {
     "answer": "reference_answer",
     "ground_truth": "reference_answer",
     "reference": "reference_answer",
+    "answers": "reference_answers",
+    "references": "reference_answers",
+    "ground_truths": "reference_answers",
     "meta": "metadata",
 }
 

@@ -78,6 +78,8 @@ class GoldenCase(BaseModel):
     relevance: dict[DocId, StrictInt] = Field(default_factory=dict)
     expected_texts: list[str] = Field(default_factory=list)
     reference_answer: str | None = None
+    #: Several acceptable answers: lexical answer metrics take the best match.
+    reference_answers: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -102,6 +104,20 @@ class GoldenCase(BaseModel):
             if not normalize_text(span):
                 raise ValueError(f"span #{position + 1} is empty (it would match every text)")
         return value
+
+    @field_validator("reference_answers")
+    @classmethod
+    def _answers_not_empty(cls, value: list[str]) -> list[str]:
+        for position, answer in enumerate(value):
+            if not answer.strip():
+                raise ValueError(f"reference answer #{position + 1} is empty")
+        return value
+
+    @property
+    def references(self) -> tuple[str, ...]:
+        """Every reference answer (``reference_answer`` first), blank ones left out."""
+        found = [self.reference_answer or "", *self.reference_answers]
+        return tuple(dict.fromkeys(a for a in found if a.strip()))
 
     def relevance_map(self) -> dict[str, int]:
         """Graded judgments: ``expected_ids`` at grade 1, overridden by ``relevance``."""
@@ -212,12 +228,15 @@ class GoldenSet:
 
 
 def _scored_content(case: GoldenCase) -> dict[str, Any]:
-    return {
+    content = {
         "query": case.query,
         "relevance": case.relevance_map(),
         "expected_texts": case.expected_texts,
         "reference_answer": case.reference_answer,
     }
+    if case.reference_answers:  # only when set: hashes of cases without stay as they were
+        content["reference_answers"] = case.reference_answers
+    return content
 
 
 def _content_hash(cases: Sequence[GoldenCase]) -> str:

@@ -31,7 +31,14 @@ from pytest_ragcheck.judge.prompts import Prompt
 from pytest_ragcheck.judge.schemas import MalformedAnswer, validate_answer
 from pytest_ragcheck.redact import redact
 
-__all__ = ["CacheRead", "KeySpace", "VerdictCache", "cache_key", "public_api_base"]
+__all__ = [
+    "CacheRead",
+    "KeySpace",
+    "VerdictCache",
+    "cache_key",
+    "embedding_key",
+    "public_api_base",
+]
 
 FORMAT = 1
 
@@ -95,6 +102,16 @@ def cache_key(
 ) -> str:
     """The content address of one judge call (sha256 hex)."""
     return KeySpace(model=model, api_base=api_base, prompt=prompt, sampling=sampling).key(messages)
+
+
+#: The folder of embedding entries (next to the prompt folders).
+EMBEDDING_FOLDER = "embedding"
+
+
+def embedding_key(*, model: str, api_base: str | None, text: str) -> str:
+    """The content address of one text's embedding by one model (sha256 hex)."""
+    fixed = {"format": FORMAT, "embedding_model": model, "api_base": public_api_base(api_base)}
+    return hashlib.sha256(_canonical(fixed) + b"\n" + text.encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,8 +179,13 @@ class VerdictCache:
             "input": dict(inputs),
             "answer": dict(answer),
         }
+        return self._write(prompt.id, key, entry)
+
+    def _write(self, folder: str, key: str, entry: Mapping[str, Any]) -> str | None:
+        """Write ``entry`` to ``folder/<ab>/<key>.json`` atomically and note it in the journal."""
+        name = f"{folder}/{key[:2]}/{key}.json"
+        path = self.root / name
         text = redact(json.dumps(entry, indent=2, ensure_ascii=False)) + "\n"  # no API key
-        path = self.path(prompt, key)
         tmp_name: str | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -173,7 +195,7 @@ class VerdictCache:
             os.chmod(tmp_name, 0o644)  # mkstemp makes 0600; entries are meant to be shared
             os.replace(tmp_name, path)
             tmp_name = None
-            journal.note(self._root, f"{prompt.id}/{key[:2]}/{key}.json", "new")
+            journal.note(self._root, name, "new")
         except OSError as exc:
             return f"cannot write cache entry {path}: {exc}"
         finally:
@@ -181,3 +203,32 @@ class VerdictCache:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp_name)
         return None
+
+    def get_embedding(self, key: str) -> list[float] | None:
+        """A cached embedding; ``None`` when missing or damaged (then fetched again)."""
+        name = os.path.join(self._root, EMBEDDING_FOLDER, key[:2], key + ".json")
+        try:
+            with open(name, "rb") as fh:
+                entry = json.loads(fh.read())
+            vector = entry["embedding"] if entry.get("key") == key else None
+        except (OSError, ValueError, AttributeError, KeyError, TypeError):
+            return None
+        if not isinstance(vector, list) or not all(
+            isinstance(x, int | float) and not isinstance(x, bool) for x in vector
+        ):
+            return None
+        journal.note(self._root, f"{EMBEDDING_FOLDER}/{key[:2]}/{key}.json", "hit")
+        return [float(x) for x in vector]
+
+    def put_embedding(
+        self, key: str, *, model: str, api_base: str | None, text: str, vector: list[float]
+    ) -> str | None:
+        """Store one embedding atomically; return a problem description instead of raising."""
+        entry = {
+            "key": key,
+            "embedding_model": model,
+            "api_base": public_api_base(api_base),
+            "input": text,
+            "embedding": vector,
+        }
+        return self._write(EMBEDDING_FOLDER, key, entry)

@@ -237,6 +237,36 @@ class JudgeClient:
             "num_retries": 0,
             "drop_params": True,
         }
+        return _content(await self._send(self._litellm.acompletion, kwargs))
+
+    async def embed(self, model: str, texts: list[str]) -> list[list[float]]:
+        """Embeddings of ``texts`` in one request (retried and budgeted like verdicts).
+
+        Raises :class:`CallError` for a failed call or an answer that is not one vector of
+        numbers per text.
+        """
+        kwargs: dict[str, Any] = {
+            "model": model,
+            "input": texts,
+            "timeout": self.timeout,
+            "max_retries": 0,
+            "num_retries": 0,
+            "drop_params": True,
+        }
+        response = await self._send(self._litellm.aembedding, kwargs)
+        try:
+            vectors = [_vector(item) for item in response.data]
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            raise CallError("malformed", f"malformed embedding response: {exc}") from None
+        if len(vectors) != len(texts):
+            raise CallError(
+                "malformed",
+                f"malformed embedding response: {len(vectors)} vectors for {len(texts)} texts",
+            )
+        return vectors
+
+    async def _send(self, method: Callable[..., Awaitable[Any]], kwargs: dict[str, Any]) -> Any:
+        """One litellm call with the retry loop, the budget and the concurrency bound."""
         if self.api_base:
             kwargs["api_base"] = self.api_base
         if self._api_key is not None:
@@ -257,7 +287,7 @@ class JudgeClient:
                 if attempt > 1:
                     self.retries += 1
                 try:
-                    response = await self._litellm.acompletion(**kwargs)
+                    return await method(**kwargs)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
@@ -269,8 +299,6 @@ class JudgeClient:
                         raise CallError(
                             "failed", f"judge call failed after {attempt} attempts: {reason}"
                         ) from None
-                else:
-                    return _content(response)
             await self._sleep(delay)  # outside the slot: others may proceed meanwhile
 
     def _transient_delay(self, exc: BaseException, attempt: int) -> float | None:
@@ -335,6 +363,15 @@ def _error_text(exc: BaseException) -> str:
 def _classes(module: ModuleType, names: tuple[str, ...]) -> tuple[type[BaseException], ...]:
     found = (getattr(module, name, None) for name in names)
     return tuple(cls for cls in found if isinstance(cls, type) and issubclass(cls, BaseException))
+
+
+def _vector(item: Any) -> list[float]:
+    raw = item["embedding"] if isinstance(item, Mapping) else item.embedding
+    if not isinstance(raw, list) or not all(
+        isinstance(x, int | float) and not isinstance(x, bool) for x in raw
+    ):
+        raise ValueError("an embedding is not a list of numbers")
+    return [float(x) for x in raw]
 
 
 def _content(response: Any) -> str | None:

@@ -19,6 +19,7 @@ from pytest_ragcheck.errors import ConfigError
 from pytest_ragcheck.judge import client as judge_client
 from pytest_ragcheck.judge.cache import VerdictCache
 from pytest_ragcheck.judge.client import INSTALL_HINT, Budget, CallError, JudgeClient, quiet_litellm
+from pytest_ragcheck.judge.embeddings import fetch_embeddings, texts_to_embed
 from pytest_ragcheck.judge.planner import Job, Planner
 from pytest_ragcheck.judge.run import JudgeItem, JudgeOptions, JudgeRun
 from pytest_ragcheck.judge.scorer import Scorer
@@ -35,6 +36,14 @@ def _no_model_message() -> str:
         "OpenAI-compatible server. In CI, use the same model with --ragcheck-judge-offline to "
         "read the committed verdict cache."
     )
+
+
+_NO_EMBEDDING_MODEL = (
+    "answer_relevancy compares the query with questions generated from the answer through "
+    "embeddings: set an embedding model with --ragcheck-judge-embedding-model=MODEL (or the "
+    "ini key ragcheck_judge_embedding_model, or judge_embedding_model=... in the marker), any "
+    "embedding model litellm accepts, e.g. openai/text-embedding-3-small"
+)
 
 
 def check_judge_available(settings: JudgeSettings) -> None:
@@ -65,12 +74,16 @@ def compute_judge_metrics(
     or litellm is not installed; every other failure ends up in the returned run.
     """
     specs = [s for s in specs if s.metric.prompt is not None]  # judge_kappa & co.: no calls
+    if any("embeddings" in s.metric.needs for s in specs) and not settings.embedding_model:
+        raise ConfigError(_NO_EMBEDDING_MODEL)
     run = JudgeRun(
         budget_limit=settings.max_calls,
         cache_dir=str(settings.cache_dir) if settings.cache_dir is not None else None,
     )
     planner = Planner(settings)
-    needs_model = any(chunk.strip() for item in items for chunk in item.chunks) and bool(specs)
+    needs_model = bool(specs) and any(
+        item.answer is not None or any(chunk.strip() for chunk in item.chunks) for item in items
+    )
     if needs_model and not settings.model:
         raise ConfigError(_no_model_message())
     plans = {item.case_id: [planner.plan(item, spec) for spec in specs] for item in items}
@@ -97,7 +110,17 @@ def compute_judge_metrics(
 
     run.missing = sum(1 for job in jobs if job.answer is None)
     run.budget_missing = sum(1 for job in jobs if job.error_kind == "budget")
-    scorer = Scorer(run, samples=settings.samples, abstain=settings.disagreement == "abstain")
+    answered = [plan for case_plans in plans.values() for plan in case_plans if plan.answer]
+    embeddings = fetch_embeddings(texts_to_embed(answered, settings), settings, spent=run.calls)
+    run.calls += embeddings.calls
+    run.warnings.extend(embeddings.warnings)
+    scorer = Scorer(
+        run,
+        samples=settings.samples,
+        abstain=settings.disagreement == "abstain",
+        embeddings=embeddings,
+        blend=settings.embedding_model is not None,
+    )
     for item in items:
         for plan in plans[item.case_id]:
             scorer.score(item.case_id, plan)

@@ -15,7 +15,14 @@ from typing import Any
 
 from pytest_ragcheck.config import JudgeSettings
 from pytest_ragcheck.judge.cache import KeySpace
-from pytest_ragcheck.judge.prompts import PROMPTS, Prompt, render_claims, render_pair
+from pytest_ragcheck.judge.prompts import (
+    ANSWER_KINDS,
+    PROMPTS,
+    Prompt,
+    render_answer,
+    render_claims,
+    render_pair,
+)
 from pytest_ragcheck.judge.run import JudgeItem
 from pytest_ragcheck.names import MetricSpec
 
@@ -81,6 +88,12 @@ class Plan:
     claims: Judgment | None = None
     #: A problem that makes the metric uncomputable whatever the verdicts.
     problem: str | None = None
+    #: Judged answer metrics: the one judgment about the case's answer, and what it judged.
+    answer: Judgment | None = None
+    query: str = ""
+    answer_text: str = ""
+    reference: str = ""
+    contexts: tuple[str, ...] = ()
 
 
 class Planner:
@@ -155,6 +168,8 @@ class Planner:
             )
             return plan
         chunks = item.chunks if spec.k is None else item.chunks[: spec.k]
+        if prompt.kind in ANSWER_KINDS:
+            return self._plan_answer(item, plan, reference if needs_reference else "", chunks)
         if prompt.kind == "claims":
             if not chunks:
                 return plan
@@ -177,6 +192,41 @@ class Planner:
             inputs = partial(_pair_inputs, query, text, ref)
             render = partial(render_pair, prompt, query=query, chunk=text, reference=ref)
             plan.chunks.append(self.judgment(prompt, (prompt.id, query, text, ref), inputs, render))
+        return plan
+
+    def _plan_answer(
+        self, item: JudgeItem, plan: Plan, reference: str, chunks: tuple[str, ...]
+    ) -> Plan:
+        """One judgment per (case, answer), with the top-k contexts for faithfulness."""
+        if item.answer is None:
+            plan.problem = "the pipeline returned no answer to judge"
+            return plan
+        prompt = plan.prompt
+        contexts = chunks if prompt.kind == "faithfulness" else ()
+        empty = [i for i, text in enumerate(contexts, 1) if not text.strip()]
+        if empty:
+            plan.problem = _no_text(empty)
+            return plan
+        plan.query, plan.answer_text = item.query, item.answer
+        plan.reference, plan.contexts = reference, contexts
+        inputs: dict[str, Any] = {"query": item.query, "answer": item.answer}
+        if reference:
+            inputs["reference_answer"] = reference
+        if prompt.kind == "faithfulness":
+            inputs["context"] = list(contexts)
+        plan.answer = self.judgment(
+            prompt,
+            (prompt.id, item.query, item.answer, reference, contexts),
+            lambda: inputs,
+            partial(
+                render_answer,
+                prompt,
+                query=item.query,
+                answer=item.answer,
+                reference=reference,
+                chunks=contexts,
+            ),
+        )
         return plan
 
 

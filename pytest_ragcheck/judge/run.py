@@ -24,6 +24,8 @@ class JudgeItem:
     #: Texts of the case's retrieved hits in rank order (deduplicated), up to the largest k
     #: any judge metric needs; ``""`` for a hit without text.
     chunks: tuple[str, ...]
+    #: The pipeline's answer, for the judged answer metrics.
+    answer: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +81,16 @@ class JudgeRun:
     sampled: int = 0
     agreeing: int = 0
     abstained: int = 0
+    #: Judged answer metrics: metric -> fact -> number of cases (``rejected_quotes`` counts
+    #: quotes; ``no_claims``, ``noncommittal`` count answers).
+    answer_facts: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def count_facts(self, metric: str, facts: Mapping[str, int]) -> None:
+        if not facts:
+            return
+        counts = self.answer_facts.setdefault(metric, {})
+        for fact, count in facts.items():
+            counts[fact] = counts.get(fact, 0) + count
 
     def add_error(self, case_id: str, line: str) -> None:
         lines = self.errors.setdefault(case_id, [])
@@ -95,6 +107,8 @@ class JudgeRun:
             # corrupt cache entries that were judged again, a cache folder that cannot be written
             "warnings": list(self.warnings),
         }
+        if self.answer_facts:
+            found["answers"] = {m: dict(f) for m, f in self.answer_facts.items()}
         if self.sampled:
             found["samples"] = {
                 "items": self.sampled,
@@ -147,7 +161,9 @@ def _badness(entry: Mapping[str, Any]) -> float:
     if "error" in entry:
         return -1.0
     if "claim" in entry:
-        return 1.0 if entry.get("attributed") else 0.0
+        return 1.0 if _claim_holds(entry) else 0.0
+    if "class" in entry:  # answer_correctness statements: misses and inventions first
+        return 1.0 if entry["class"] == "TP" else 0.0
     if "verdict" in entry:
         return 1.0 if entry["verdict"] == "yes" else 0.0
     for name in ("grade", "score"):
@@ -155,6 +171,23 @@ def _badness(entry: Mapping[str, Any]) -> float:
         if isinstance(value, int | float):
             return float(value)
     return 0.0
+
+
+def _claim_holds(entry: Mapping[str, Any]) -> bool:
+    return bool(entry.get("attributed") or entry.get("supported") or entry.get("covered"))
+
+
+def _claim_text(entry: Mapping[str, Any]) -> str:
+    text = f"claim {entry.get('claim', '')!r}"
+    if "supported" in entry:  # faithfulness
+        if entry["supported"]:
+            return f"{text} supported"
+        if entry.get("judge_supported"):
+            return f"{text} not supported (the judge's quote {entry.get('quote', '')!r} is not in the contexts)"
+        return f"{text} not supported by the contexts"
+    if "covered" in entry:
+        return f"{text} {'covered' if entry['covered'] else 'missing from the answer'}"
+    return f"{text} {'attributed' if entry.get('attributed') else 'not attributed'}"
 
 
 def summarize_details(details: Sequence[Mapping[str, Any]], *, limit: int = 3) -> str:
@@ -167,8 +200,15 @@ def summarize_details(details: Sequence[Mapping[str, Any]], *, limit: int = 3) -
     parts: list[str] = []
     for entry in worst:
         if "claim" in entry:
-            mark = "attributed" if entry.get("attributed") else "not attributed"
-            parts.append(f"claim {entry.get('claim', '')!r} {mark}")
+            parts.append(_claim_text(entry))
+            continue
+        if "class" in entry:
+            parts.append(f"{entry['class']} {entry.get('statement', '')!r}")
+            continue
+        if "question" in entry:
+            similarity = entry.get("similarity")
+            shown = "" if similarity is None else f" (cosine {similarity:.2f})"
+            parts.append(f"question {entry['question']!r}{shown}")
             continue
         rank = entry.get("rank", "?")
         if "error" in entry:

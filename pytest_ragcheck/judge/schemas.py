@@ -15,7 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from pytest_ragcheck.judge.prompts import AnswerKind
 
-__all__ = ["MalformedAnswer", "parse_answer", "validate_answer"]
+__all__ = ["MAX_ITEMS", "MalformedAnswer", "parse_answer", "validate_answer"]
+
+#: Most claims, questions or statements one answer may list: more is a runaway judge (or an
+#: answer that is really a document), reported as malformed rather than scored.
+MAX_ITEMS = 200
 
 _FENCE_RE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n(.*?)\n?```$", re.S)
 
@@ -57,12 +61,58 @@ class _Claims(_Answer):
     claims: list[_Claim]
 
 
+_Text = Annotated[str, Field(strict=True)]
+
+
+class _Supported(_Answer):
+    claim: _Text
+    supported: Annotated[bool, Field(strict=True)]
+    quote: _Text
+
+
+class _Faithfulness(_Answer):
+    claims: list[_Supported]
+
+
+class _Questions(_Answer):
+    questions: list[_Text]
+    noncommittal: Annotated[bool, Field(strict=True)]
+
+
+class _Correctness(_Answer):
+    TP: list[_Text]
+    FP: list[_Text]
+    FN: list[_Text]
+
+
+class _Covered(_Answer):
+    claim: _Text
+    covered: Annotated[bool, Field(strict=True)]
+
+
+class _Completeness(_Answer):
+    claims: list[_Covered]
+
+
 _MODELS: dict[str, type[_Answer]] = {
     "verdict": _Verdict,
     "grade": _Grade,
     "score": _Score,
     "claims": _Claims,
+    "faithfulness": _Faithfulness,
+    "questions": _Questions,
+    "correctness": _Correctness,
+    "completeness": _Completeness,
 }
+
+
+def _check_sizes(answer: _Answer) -> None:
+    """Lists that cannot be scored: empty where the contract needs an item, or huge."""
+    if isinstance(answer, _Claims | _Completeness) and not answer.claims:
+        raise MalformedAnswer("the claims list is empty (the reference answer has no claims?)")
+    for name, value in answer:
+        if isinstance(value, list) and len(value) > MAX_ITEMS:
+            raise MalformedAnswer(f"{name} lists {len(value)} items, more than {MAX_ITEMS}")
 
 
 def _describe(exc: ValidationError) -> str:
@@ -109,8 +159,7 @@ def validate_answer(kind: AnswerKind, data: object) -> dict[str, Any]:
         answer = _MODELS[kind].model_validate(data)
     except ValidationError as exc:
         raise MalformedAnswer(f"wrong shape ({_describe(exc)})") from None
-    if isinstance(answer, _Claims) and not answer.claims:
-        raise MalformedAnswer("the claims list is empty (the reference answer has no claims?)")
+    _check_sizes(answer)
     return answer.model_dump()
 
 

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_ragcheck.answers import judged
 from pytest_ragcheck.judge import scoring
+from pytest_ragcheck.judge.embeddings import Embeddings
 from pytest_ragcheck.judge.planner import Job, Judgment, Plan
+from pytest_ragcheck.judge.prompts import ANSWER_KINDS
 from pytest_ragcheck.judge.run import JudgeRun
 
 __all__ = ["Scorer"]
@@ -22,8 +25,19 @@ __all__ = ["Scorer"]
 class Scorer:
     """Turns planned judgments into values, details and error lines for one run."""
 
-    def __init__(self, run: JudgeRun, *, samples: int, abstain: bool = False) -> None:
+    def __init__(
+        self,
+        run: JudgeRun,
+        *,
+        samples: int,
+        abstain: bool = False,
+        embeddings: Embeddings | None = None,
+        blend: bool = False,
+    ) -> None:
         self.run = run
+        self.embeddings = embeddings or Embeddings()
+        #: answer_correctness: blend the factual F1 with the embedding similarity.
+        self.blend = blend
         self.samples = samples
         self.abstain = abstain and samples > 1
         self._reported: set[tuple[str, str]] = set()
@@ -56,6 +70,9 @@ class Scorer:
             return
         if plan.prompt.kind == "claims":
             self._score_claims(case_id, plan)
+            return
+        if plan.prompt.kind in ANSWER_KINDS:
+            self._score_answer(case_id, plan)
             return
         entries: list[dict[str, Any]] = []
         values: list[float] = []
@@ -165,3 +182,64 @@ class Scorer:
         details[name] = entries
         if not abstained:
             self.run.values.setdefault(case_id, {})[name] = scoring.mean(recalls)
+
+    def _score_answer(self, case_id: str, plan: Plan) -> None:
+        """A judged answer metric: the formula per sample, their mean, the first's details."""
+        name = plan.spec.name
+        details = self.run.details.setdefault(case_id, {})
+        details[name] = []
+        judgment = plan.answer
+        if judgment is None:  # pragma: no cover - a plan without a judgment has a problem
+            return
+        failed = judgment.failed
+        if failed is not None:
+            self._fail(case_id, name, "the answer", failed)
+            return
+        scored = [self._answer_value(plan, answer) for answer in judgment.answers]
+        error = next((s.error for s in scored if s.error is not None), None)
+        if error is not None:
+            if self.embeddings.offline:
+                self.run.add_error(case_id, f"{name}: {error}")
+                self.run.offline_misses.append((case_id, f"embedding ({name})"))
+            else:
+                self._problem(case_id, f"{name}: {error}")
+            return
+        values = [s.value for s in scored if s.value is not None]
+        abstained = self.samples > 1 and self._tally(judgment, scoring.spread(values))
+        details[name] = [{**e, "cached": judgment.cached} for e in scored[0].entries]
+        self.run.count_facts(scoring.base_name(name), scored[0].facts)
+        if abstained:
+            for entry in details[name]:
+                entry["abstained"] = True
+            return
+        self.run.values.setdefault(case_id, {})[name] = scoring.mean(values)
+
+    def _vectors(self, texts: list[str]) -> tuple[list[list[float]], str | None]:
+        problem = self.embeddings.problem(texts)
+        if problem is not None:
+            return [], problem
+        return [self.embeddings.vectors[t] for t in texts], None
+
+    def _answer_value(self, plan: Plan, answer: dict[str, Any]) -> judged.Scored:
+        kind = plan.prompt.kind
+        if kind == "faithfulness":
+            return judged.faithfulness(answer, plan.contexts)
+        if kind == "completeness":
+            return judged.completeness(answer)
+        if kind == "correctness":
+            similarity = None
+            if self.blend:
+                vectors, problem = self._vectors([plan.answer_text, plan.reference])
+                if problem is not None:
+                    return judged.Scored(None, error=problem)
+                try:
+                    similarity = judged.cosine(*vectors)
+                except judged.EmbeddingError as exc:
+                    return judged.Scored(None, error=str(exc))
+            return judged.correctness(answer, similarity)
+        if answer["noncommittal"] or not answer["questions"]:
+            return judged.relevancy(answer, None, [])
+        vectors, problem = self._vectors([plan.query, *answer["questions"]])
+        if problem is not None:
+            return judged.Scored(None, error=problem)
+        return judged.relevancy(answer, vectors[0], vectors[1:])

@@ -14,6 +14,7 @@ from typing import TypeAlias, cast
 __all__ = [
     "Formula",
     "average_precision",
+    "base_name",
     "formula",
     "fraction_yes",
     "graded_ndcg",
@@ -83,6 +84,11 @@ def recall_of_claims(attributed: Sequence[float]) -> float:
     if not attributed:
         raise ValueError("no claims to compute a recall over")
     return sum(attributed) / len(attributed)
+
+
+def base_name(name: str) -> str:
+    """``faithfulness@10`` -> ``faithfulness``."""
+    return name.partition("@")[0]
 
 
 def majority(votes: Sequence[bool]) -> bool:

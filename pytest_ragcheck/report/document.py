@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 #: Bumped on any incompatible change of the document (fields removed or changed in meaning).
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _baseline_cases(baseline: Mapping[str, Any] | None) -> dict[str, dict[str, float]]:

@@ -177,16 +177,18 @@ def case_lines(test: Mapping[str, Any]) -> list[str]:
     scored.sort(key=lambda c: (c["values"][metric], natural_key(str(c["id"]))))
     if not scored:
         return []
+    answers = any(c.get("answer") is not None for c in scored[:WORST_CASES])
     rows = [
         f"Lowest-scoring cases ({cell(metric)}):",
         "",
-        "| case | query | value |",
-        "|---|---|--:|",
+        "| case | query | value |" + (" answer |" if answers else ""),
+        "|---|---|--:|" + ("---|" if answers else ""),
     ]
     for case in scored[:WORST_CASES]:
+        answer = f" {cell(shorten(case.get('answer') or '', 120))} |" if answers else ""
         rows.append(
             f"| {code(str(case['id']))} | {cell(shorten(case['query'], 80))} | "
-            f"{format_number(metric, case['values'][metric])} |"
+            f"{format_number(metric, case['values'][metric])} |{answer}"
         )
     return rows
 

@@ -99,7 +99,7 @@ def _judge_details(judge: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
         rows: list[dict[str, Any]] = []
         for item in list(items)[:MAX_HITS]:
             row = {str(k): json_safe(v) for k, v in dict(item).items()}
-            for key in ("reason", "claim", "error"):
+            for key in ("reason", "claim", "error", "quote", "question", "statement"):
                 if isinstance(row.get(key), str):
                     row[key] = clip(row[key])
             if isinstance(row.get("claims"), list):
@@ -140,6 +140,7 @@ def _case(case: Mapping[str, Any]) -> dict[str, Any]:
         "hits_dropped": max(0, len(hits) - MAX_HITS),
         "judge": _judge_details(case.get("judge") or {}),
         "judge_errors": [clip(e, QUERY_LIMIT) for e in case.get("judge_errors") or []],
+        "answer": clip(case.get("answer")),
     }
 
 

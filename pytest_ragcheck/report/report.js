@@ -438,6 +438,24 @@
     return out;
   }
 
+  // A pipeline's answer, and its claims with the judge's quotes as the plugin checked them.
+  function answerParts(c) {
+    if (c.answer === undefined || c.answer === null) return [];
+    var out = [el("h3", { text: "Answer" }), el("div", { "class": "hit-text answer", text: c.answer })];
+    var own = claims(c).filter(function (x) { return x.item.supported !== undefined; });
+    if (own.length) {
+      out.push(el("h3", { text: "Answer claims (faithfulness)" }));
+      out.push(el("ul", { "class": "claims" }, own.map(function (x) {
+        var ok = x.item.supported === true;
+        var why = ok ? " — quote found: “" + x.item.quote + "”"
+          : x.item.judge_supported ? " — the judge's quote “" + x.item.quote + "” is not in the contexts" : " — not supported by the contexts";
+        return el("li", { "class": ok ? "attributed" : "unattributed" }, (ok ? "✓ " : "✗ ") + (x.item.claim || ""),
+          el("span", { "class": "meta", text: why }));
+      })));
+    }
+    return out;
+  }
+
   function renderCase(t, c) {
     var names = t.metrics.filter(function (m) { return m.kind !== "latency"; }).map(function (m) { return m.name; });
     var facts = [el("span", { "class": "badge " + (c.status === "error" ? "s-error" : c.status === "ok" ? "s-pass" : "s-new"), text: c.status === "ok" ? "evaluated" : c.status }),
@@ -498,12 +516,14 @@
       parts.push(current);
     }
     if (c.hits_dropped) parts.push(el("p", { "class": "meta", text: "… " + c.hits_dropped + " more hits not stored" }));
-    var cl = claims(c);
+    answerParts(c).forEach(function (p) { parts.push(p); });
+    var cl = claims(c).filter(function (x) { return x.item.supported === undefined; });
     if (cl.length) {
       parts.push(el("h3", { text: "Reference answer claims" }));
       parts.push(el("ul", { "class": "claims" }, cl.map(function (x) {
-        var ok = x.item.attributed === true;
+        var ok = x.item.attributed === true || x.item.covered === true;
         return el("li", { "class": ok ? "attributed" : "unattributed" }, (ok ? "✓ " : "✗ ") + (x.item.claim || ""),
+          x.item.covered !== undefined ? el("span", { "class": "meta", text: ok ? " — covered by the answer" : " — missing from the answer" }) : null,
           x.item.reason ? el("span", { "class": "meta", text: " — " + x.item.reason }) : null);
       })));
     }

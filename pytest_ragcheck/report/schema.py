@@ -1,4 +1,4 @@
-"""The published schema of the JSON report (``--ragcheck-report=report.json``), version 2.
+"""The published schema of the JSON report (``--ragcheck-report=report.json``), version 3.
 
 Read a report with::
 
@@ -127,7 +127,7 @@ class MetricEntry(_Strict):
     """One aggregate metric and everything it was compared with."""
 
     name: str = Field(description="canonical name with its cutoff, e.g. 'mrr@10'")
-    kind: Literal["rank", "judge", "latency"]
+    kind: Literal["rank", "judge", "latency", "answer"]
     value: float | None
     higher_is_better: bool
     baseline: float | None = Field(description="the stored baseline value, if compared")
@@ -182,6 +182,7 @@ class CaseEntry(_Strict):
         "score, reason)"
     )
     judge_errors: list[str]
+    answer: str | None = Field(default=None, description="the pipeline's answer, if any")
 
 
 class CaseChange(_Strict):
@@ -303,7 +304,7 @@ class HistoryTrend(_Strict):
 class Report(_Strict):
     """A ``--ragcheck-report=*.json`` file."""
 
-    schema_version: Literal[2]
+    schema_version: Literal[3]
     run: RunInfo
     summary: Summary
     tests: list[Entry] = Field(description="in node-id order")

@@ -181,3 +181,28 @@ def test_concurrent_threads_and_processes_never_corrupt_or_lose_entries(tmp_path
         assert read.answer["verdict"] == "yes"
     assert len(list(tmp_path.rglob("*.json"))) == 40
     assert list(tmp_path.rglob("*.tmp")) == []
+
+
+def test_embedding_entries_are_journaled_so_prune_keeps_them_and_lists_them(
+    tmp_path: Path,
+) -> None:
+    from pytest_ragcheck.judge import journal
+    from pytest_ragcheck.judge.cache import embedding_key
+    from pytest_ragcheck.prune import cache_entries
+
+    journal.clear()
+    cache = VerdictCache(tmp_path)
+    key = embedding_key(model="emb", api_base=None, text="what is lift?")
+    name = f"embedding/{key[:2]}/{key}.json"
+    assert (
+        cache.put_embedding(
+            key, model="emb", api_base=None, text="what is lift?", vector=[1.0, 0.5]
+        )
+        is None
+    )
+    assert journal.snapshot()[str(tmp_path.resolve())] == {"new": [name]}
+    journal.clear()
+    assert cache.get_embedding(key) == [1.0, 0.5]
+    assert journal.snapshot()[str(tmp_path.resolve())] == {"hit": [name]}
+    assert cache_entries(tmp_path) == [name]
+    journal.clear()

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from pytest_ragcheck import metrics, names
+from pytest_ragcheck.answers import judged
+from pytest_ragcheck.answers.lexical import LEXICAL
 from pytest_ragcheck.errors import ConfigError
 from pytest_ragcheck.judge import scoring
 from pytest_ragcheck.judge.prompts import PROMPTS
@@ -20,8 +22,13 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
 TABLE = re.compile(r"<!-- metrics-table:[^\n]*-->\n(.*?)<!-- /metrics-table -->", re.DOTALL)
 
 RANK = metrics_of_kind("rank")
-#: Judge metrics that ask the judge, and the statistics over their verdicts (no prompt).
-JUDGE = tuple(m for m in metrics_of_kind("judge") if m.prompt is not None)
+#: Judge metrics that ask the judge about chunks, about the answer, and the statistics over
+#: their verdicts (no prompt).
+JUDGE = tuple(
+    m for m in metrics_of_kind("judge") if m.prompt is not None and "answer" not in m.needs
+)
+JUDGED_ANSWER = tuple(m for m in metrics_of_kind("judge") if "answer" in m.needs)
+LEXICAL_ANSWER = metrics_of_kind("answer")
 STATISTICS = tuple(m for m in metrics_of_kind("judge") if m.prompt is None)
 LATENCY = metrics_of_kind("latency")
 
@@ -50,7 +57,9 @@ def test_the_docs_table_lists_exactly_the_registered_metrics():
 
 
 def test_every_metric_is_one_complete_declaration():
-    assert len(METRICS) == len(RANK) + len(JUDGE) + len(STATISTICS) + len(LATENCY)
+    assert len(METRICS) == len(RANK) + len(JUDGE) + len(STATISTICS) + len(LATENCY) + len(
+        JUDGED_ANSWER
+    ) + len(LEXICAL_ANSWER)
     for metric in METRICS.values():
         assert METRICS[metric.name] is metric
         assert metric.description
@@ -62,6 +71,15 @@ def test_every_metric_is_one_complete_declaration():
     for metric in JUDGE:
         assert "texts" in metric.needs
         assert (metric.reference, metric.engine, metric.quantile) == (None, None, None)
+    for metric in LEXICAL_ANSWER:
+        assert metric.needs == {"answer", "reference_answer"}
+        assert not metric.cutoff
+        assert LEXICAL[metric.name] is getattr(
+            sys.modules["pytest_ragcheck.answers.lexical"], metric.name
+        )
+    for metric in JUDGED_ANSWER:
+        assert callable(getattr(judged, metric.formula or ""))
+        assert metric.cutoff == ("texts" in metric.needs)  # faithfulness reads the top k
     for metric in STATISTICS:
         assert "texts" in metric.needs
         assert (metric.reference, metric.engine, metric.formula, metric.quantile) == (None,) * 4
@@ -88,10 +106,11 @@ def test_rank_metrics_resolve_to_a_pure_function_and_an_engine_column(metric):
     assert callable(getattr(_Columns, metric.engine))
 
 
-@pytest.mark.parametrize("metric", JUDGE, ids=lambda m: m.name)
+@pytest.mark.parametrize("metric", JUDGE + JUDGED_ANSWER, ids=lambda m: m.name)
 def test_judge_metrics_resolve_to_a_prompt_and_a_formula(metric):
     prompt = PROMPTS[metric.prompt]
-    assert scoring.formula(metric.formula) is getattr(scoring, metric.formula)
+    module = judged if metric in JUDGED_ANSWER else scoring
+    assert callable(getattr(module, metric.formula))
     # the prompt renders the reference answer exactly when the metric declares it needs one
     assert ("{reference}" in prompt.template) == ("reference_answer" in metric.needs)
 
@@ -103,7 +122,8 @@ def test_non_rank_metrics_have_no_pure_function():
 
 def test_name_lists_and_specs_derive_from_the_registry():
     assert tuple(m.name for m in RANK) == names.RANK_METRICS
-    assert tuple(m.name for m in (*JUDGE, *STATISTICS)) == names.JUDGE_METRICS
+    assert tuple(m.name for m in metrics_of_kind("judge")) == names.JUDGE_METRICS
+    assert tuple(m.name for m in LEXICAL_ANSWER) == names.ANSWER_METRICS
     assert tuple(m.name for m in LATENCY) == names.LATENCY_METRICS
     assert names.all_metric_names() == tuple(METRICS)
     assert names.DEFAULT_METRICS == ("hit_rate", "mrr", "precision", "recall", "map", "ndcg")

@@ -1,0 +1,68 @@
+"""A pipeline's return value split into its answer and its contexts (SPEC §10).
+
+A retriever returns hits; a pipeline returns ``{"answer": ..., "contexts": [...]}`` (or
+``response``/``result``/``output`` with ``documents``/``source_documents``/``source_nodes``/
+``retrieved_contexts``), or a LlamaIndex-style response object (``.response`` and
+``.source_nodes``). Anything else is left to the hit reader unchanged, so every retriever
+that worked before still does (a Haystack ``{"documents": [...]}`` has no answer key).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = ["ANSWER_KEYS", "CONTEXT_KEYS", "Answer", "split_output"]
+
+ANSWER_KEYS = ("answer", "response", "result", "output")
+CONTEXT_KEYS = ("contexts", "documents", "source_documents", "source_nodes", "retrieved_contexts")
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What a pipeline answered: ``text`` is ``None`` when it gave no answer (``None``)."""
+
+    text: str | None
+    #: False when the pipeline returned an answer but no contexts key at all.
+    has_contexts: bool
+
+
+def _one_key(raw: Mapping[str, object], keys: tuple[str, ...], what: str) -> str | None:
+    found = [key for key in keys if key in raw]
+    if len(found) > 1:
+        raise TypeError(
+            f"the pipeline returned a dict with several {what} keys ({', '.join(found)}); "
+            f"keep exactly one of: {', '.join(keys)}"
+        )
+    return found[0] if found else None
+
+
+def _answer_text(value: object, key: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise TypeError(
+        f"the pipeline's answer ({key!r}) must be a str, got {type(value).__name__}: "
+        f"{str(value)[:60]!r}; return the generated text itself"
+    )
+
+
+def split_output(raw: object) -> tuple[Answer | None, object]:
+    """``(answer, hits)``: the answer (``None`` for a plain retriever) and the raw hits.
+
+    An answer without contexts gives ``[]`` as hits and ``has_contexts=False``. Raises
+    ``TypeError`` for a non-string answer or ambiguous keys.
+    """
+    if isinstance(raw, Mapping):
+        answer_key = _one_key(raw, ANSWER_KEYS, "answer")
+        if answer_key is None:
+            return None, raw
+        context_key = _one_key(raw, CONTEXT_KEYS, "contexts")
+        text = _answer_text(raw[answer_key], answer_key)
+        if context_key is None:
+            return Answer(text, has_contexts=False), []
+        return Answer(text, has_contexts=True), raw[context_key]
+    if hasattr(raw, "response") and hasattr(raw, "source_nodes"):  # LlamaIndex Response
+        text = _answer_text(raw.response, "response")
+        nodes = raw.source_nodes
+        return Answer(text, has_contexts=True), [] if nodes is None else nodes
+    return None, raw

@@ -1,0 +1,96 @@
+"""Answer metrics for a run's cases: what each case's pipeline output allows, and the scores.
+
+Called by the evaluation: :func:`check_references` before the pipeline runs (a case without a
+reference answer is a golden-set error naming the cases), :func:`apply_output` per case once
+its output is read (the answer is recorded; a case whose output lacks what the metrics need
+becomes an error with the reason), :func:`score_lexical` once every case ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from pytest_ragcheck.answers.lexical import LEXICAL
+from pytest_ragcheck.errors import GoldenSetError
+
+if TYPE_CHECKING:
+    from pytest_ragcheck.answers.output import Answer
+    from pytest_ragcheck.golden import GoldenCase
+    from pytest_ragcheck.names import MetricSpec
+    from pytest_ragcheck.result import CaseResult
+
+__all__ = ["apply_output", "check_references", "score_lexical"]
+
+_LISTED = 10
+
+
+def _needing(specs: Sequence[MetricSpec], need: str) -> list[str]:
+    return [s.name for s in specs if need in s.metric.needs]
+
+
+def check_references(cases: Sequence[GoldenCase], specs: Sequence[MetricSpec], source: str) -> None:
+    """Raise :class:`GoldenSetError` naming the cases without a reference answer when an
+    answer metric compares with one."""
+    names = [s.name for s in specs if {"answer", "reference_answer"} <= s.metric.needs]
+    if not names:
+        return
+    missing = [c.id for c in cases if not c.references]
+    if missing:
+        shown = ", ".join(repr(i) for i in missing[:_LISTED])
+        more = f" and {len(missing) - _LISTED} more" if len(missing) > _LISTED else ""
+        raise GoldenSetError(
+            f"{source}: {len(missing)} case(s) have no reference_answer (or reference_answers), "
+            f"which {', '.join(names)} compare the answer with: {shown}{more}"
+        )
+
+
+def apply_output(result: CaseResult, answer: Answer | None, specs: Sequence[MetricSpec]) -> None:
+    """Record the pipeline's answer; make the case an error when the metrics need an answer it
+    did not give, or contexts it did not return."""
+    if answer is not None:
+        result.answer = answer.text
+    if result.status != "ok":
+        return
+    wants_answer = _needing(specs, "answer")
+    if wants_answer and (answer is None or answer.text is None):
+        result.status = "error"
+        result.error = (
+            f"{', '.join(wants_answer)} need the pipeline's answer, but it returned "
+            + ("only hits" if answer is None else "no answer (None)")
+            + ": return {'answer': str, 'contexts': [hits]} (or a LlamaIndex-style response)"
+        )
+        return
+    wants_contexts = [
+        s.name
+        for s in specs
+        if s.kind == "rank" or ("texts" in s.metric.needs and s.kind == "judge")
+    ]
+    if answer is not None and not answer.has_contexts and wants_contexts:
+        result.status = "error"
+        result.error = (
+            f"the pipeline returned an answer without contexts, but {', '.join(wants_contexts)} "
+            "need them: add a 'contexts' key (or documents, source_documents, source_nodes, "
+            "retrieved_contexts) holding the retrieved hits, or ask only for answer metrics"
+        )
+
+
+def score_lexical(
+    cases: Sequence[GoldenCase],
+    by_id: Mapping[str, CaseResult],
+    specs: Sequence[MetricSpec],
+    *,
+    zero_errors: bool,
+) -> None:
+    """Lexical answer metric values for every case (0 for failed cases with ``zero_errors``)."""
+    lexical = [s for s in specs if s.kind == "answer"]
+    if not lexical:
+        return
+    for case in cases:
+        result = by_id[case.id]
+        if result.status == "ok" and result.answer is not None:
+            for spec in lexical:
+                result.values[spec.name] = LEXICAL[spec.base](result.answer, case.references)
+        elif result.status == "error" and zero_errors:
+            for spec in lexical:
+                result.values[spec.name] = 0.0
