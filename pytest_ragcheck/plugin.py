@@ -8,6 +8,7 @@ needs to check its options (no numpy, pydantic, syrupy or litellm at import).
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -175,8 +176,11 @@ class RagcheckFixture:
 
     def __call__(self, retriever: Any, **overrides: Any) -> Result:
         __tracebackhide__ = True
+        from pytest_ragcheck.evaluation import fewer_collections
+
         try:
-            return self._run(retriever, overrides)
+            with fewer_collections():  # loading, baseline and record allocate in bulk too
+                return self._run(retriever, overrides)
         except RagcheckError as exc:
             message = str(exc)
         from pytest_ragcheck.redact import redact
@@ -202,9 +206,13 @@ class RagcheckFixture:
                 "or call ragcheck(retriever, cases=...)"
             )
         base_dirs = [Path(str(item.path)).parent, Path(request.config.rootpath)]
+        clock = time.perf_counter()
         golden = load_golden(settings.cases, base_dirs=base_dirs, split=settings.split)
+        timings = {"load_s": time.perf_counter() - clock}
         progress = make_progress(request.config, item.nodeid)
         result = evaluate_golden(retriever, golden, settings, progress=progress)
+        timings.update(result.info.get("timings") or {})
+        clock = time.perf_counter()
         header = f"{golden.source} ({len(result.cases)} cases, k={settings.k})"
         verdict = check_floors(result, settings, header=header, nodeid=item.nodeid)
         baseline_info: dict[str, Any] | None = None
@@ -218,18 +226,23 @@ class RagcheckFixture:
                 verdict=verdict,
                 options=ragcheck_options(request.config).baseline,
             ).to_dict()
+        timings["compare_s"] = time.perf_counter() - clock
+        clock = time.perf_counter()
+        options = ragcheck_options(request.config)
         record = build_record(
             nodeid=item.nodeid,
             result=result,
             verdict=verdict,
             settings=settings,
             baseline=baseline_info,
+            pack_all=any(p.suffix.lower() == ".json" for p in options.report_paths),
         )
         if ragcheck_options(request.config).propose_labels is not None:
             from pytest_ragcheck.judge.proposals import label_proposals
 
             record["proposals"] = label_proposals(golden, result, settings)
         record = redact_data(record)  # no API key leaves the process (reports, junit, xdist)
+        record["timings"] = {**timings, "record_s": time.perf_counter() - clock}
         item.stash.setdefault(ITEM_RECORDS, []).append(record)
         item.user_properties.extend(junit_properties(record))
         if verdict.failed:
