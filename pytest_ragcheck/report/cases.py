@@ -240,34 +240,32 @@ def select_shown(
 ) -> list[int]:
     """Indices (in case order) of the ``limit`` cases a capped report shows in full.
 
-    ``metrics`` are ``(name, higher_is_better)``. Taken in turn until the cap: the ids in
-    ``first`` (the failure message's cases), cases with an error, then for each metric the
-    most regressed against the baseline and the lowest-scoring.
+    ``metrics`` are ``(name, higher_is_better)``. First the ids in ``first`` (the failure
+    message's cases) and the cases with an error, then in turn, one at a time per list: for
+    each metric the most regressed against the baseline and the lowest-scoring.
     """
     if len(cases) <= limit:
         return list(range(len(cases)))
     position = {case.id: i for i, case in enumerate(cases)}
-    per_list = max(1, limit // max(1, 2 * len(metrics)))
-    lists: list[list[int]] = [[position[i] for i in first if i in position]]
-    lists.append([i for i, c in enumerate(cases) if c.status == "error"][:limit])
+    chosen = dict.fromkeys(position[i] for i in first if i in position)
+    chosen.update(dict.fromkeys(i for i, c in enumerate(cases) if c.status == "error"))
+    ranked: list[list[int]] = []
     for name, higher in metrics:
         sign = 1.0 if higher else -1.0
-        scored = [(i, c.values[name]) for i, c in enumerate(cases) if name in c.values]
+        scored = [(i, v) for i, c in enumerate(cases) if (v := c.values.get(name)) is not None]
         scored = [(i, v) for i, v in scored if not math.isnan(v)]
         moved = [
-            (sign * (v - baseline[cases[i].id][name]), i)
+            (sign * (v - before[name]), i)
             for i, v in scored
-            if name in baseline.get(cases[i].id, {})
+            if name in (before := baseline.get(cases[i].id, {}))
         ]
-        lists.append([i for d, i in heapq.nsmallest(per_list, moved) if d < 0])
-        lists.append([i for _, i in heapq.nsmallest(per_list, ((sign * v, i) for i, v in scored))])
-    chosen: dict[int, None] = {}
-    for indices in lists:
-        for index in indices:
-            if len(chosen) >= limit:
-                return sorted(chosen)
-            chosen.setdefault(index)
-    return sorted(chosen)
+        ranked.append([i for d, i in heapq.nsmallest(limit, moved) if d < 0])
+        ranked.append([i for _, i in heapq.nsmallest(limit, ((sign * v, i) for i, v in scored))])
+    for turn in range(limit):
+        for indices in ranked:
+            if turn < len(indices):
+                chosen.setdefault(indices[turn])
+    return sorted(list(chosen)[:limit])
 
 
 def distribution(
