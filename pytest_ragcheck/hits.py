@@ -192,13 +192,12 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
     ``"source"`` for LangChain loaders; when given it is required on every hit. Without it the
     id is ``id``/``doc_id``/``_id`` (LlamaIndex: ``node_id``), then the same keys in metadata.
     """
-    kind = type(obj)  # exact-type fast paths for the commonest shapes: ids, (id, float)
-    if kind is str and obj:
-        return Hit(obj)  # type: ignore[arg-type]
-    if kind is tuple and len(obj) == 2:  # type: ignore[arg-type]
-        first, score = obj  # type: ignore[misc]
-        if type(first) is str and first and type(score) is float:
-            return Hit(first, None, score)
+    # exact-type fast paths for the commonest shapes: ids and (id, float score) pairs
+    if type(obj) is str and obj:
+        return Hit(obj)
+    if type(obj) is tuple and len(obj) == 2 and type(obj[0]) is str and type(obj[1]) is float:
+        if obj[0]:
+            return Hit(obj[0], None, obj[1])
     if isinstance(obj, Hit):
         return obj
     if isinstance(obj, str):

@@ -76,9 +76,10 @@ class _Invoker:
 
 
 class ResolvedRetriever(NamedTuple):
-    """``call(query, depth)`` returns hits (or an awaitable of hits when ``is_async``)."""
+    """``call(query, depth)`` returns hits (or an awaitable of hits when ``is_async``); for a
+    batch retriever, ``call(queries, depth)`` returns one hit list per query."""
 
-    call: Callable[[str, int | None], Any]
+    call: Callable[[Any, int | None], Any]
     is_async: bool
     description: str
     #: The depth reaches the retriever (passed per call, or given at construction).

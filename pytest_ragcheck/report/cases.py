@@ -15,7 +15,7 @@ import json
 import math
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
