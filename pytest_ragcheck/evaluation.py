@@ -119,6 +119,7 @@ def _evaluate(
             rankings.append(ranking)
             relevances.append(relevance)
             span_matches.append(match)
+    del outcomes, run  # the hits live on in the case results; free the runner's copies now
 
     scored = [
         by_id[c.id] for c in to_run if by_id[c.id].status == "ok" or settings.on_error == "zero"
@@ -132,7 +133,7 @@ def _evaluate(
             for case_result, value in zip(scored, values[name].tolist(), strict=True):
                 case_result.values[name] = value
         _apply_span_recall(scored, span_matches, rank_specs)
-    del rankings, relevances, span_matches, outcomes, run
+    del rankings, relevances, span_matches
 
     info: dict[str, Any] = {"retrieval": retrieval}
     judge_specs = [s for s in settings.metrics if s.kind == "judge"]

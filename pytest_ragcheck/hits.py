@@ -195,9 +195,10 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
     # exact-type fast paths for the commonest shapes: ids and (id, float score) pairs
     if type(obj) is str and obj:
         return Hit(obj)
-    if type(obj) is tuple and len(obj) == 2 and type(obj[0]) is str and type(obj[1]) is float:
-        if obj[0]:
-            return Hit(obj[0], None, obj[1])
+    if type(obj) is tuple and len(obj) == 2 and type(obj[1]) is float:
+        first = obj[0]
+        if type(first) is str and first:
+            return Hit(first, None, obj[1])
     if isinstance(obj, Hit):
         return obj
     if isinstance(obj, str):
