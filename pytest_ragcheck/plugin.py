@@ -237,7 +237,7 @@ class RagcheckFixture:
             baseline=baseline_info,
             pack_all=any(p.suffix.lower() == ".json" for p in options.report_paths),
         )
-        if ragcheck_options(request.config).propose_labels is not None:
+        if options.propose_labels is not None:
             from pytest_ragcheck.judge.proposals import label_proposals
 
             record["proposals"] = label_proposals(golden, result, settings)
