@@ -546,9 +546,13 @@ def _bench_performance() -> str:
     def count(text: str) -> str:
         return f"{int(text.replace(',', '')):,}"
 
+    scale = bench("bench_scale.py")
+    batch = bench("bench_batch.py")
     rows = [
         "| what | figure | script |",
         "|---|---|---|",
+        *scale_rows(scale),
+        *batch_rows(batch),
         f"| `evaluate_run`, 100,000 queries × 100 hits, P@10, recall@100, MRR@10, MAP@100, nDCG@10 | "
         f"**{big['lists'][0]:.2f} s** (ranked lists), {big['dicts'][0]:.2f} s (`{{doc: score}}` dicts), "
         f"+{span(big['lists'][1], big['dicts'][1], '.0f')} MB peak RSS | `benchmarks/bench_metrics.py` |",
@@ -570,6 +574,43 @@ def _bench_performance() -> str:
         f"litellm never imported | 〃 |",
     ]
     return table(rows)
+
+
+def scale_rows(out: str) -> list[str]:
+    """Rows from ``bench_scale.py``: per size, the compare run and the ``-n 2`` run."""
+    rows = []
+    run = r"\s+wall\s+([\d.]+) s\s+cpu\s+([\d.]+) s\s+peak RSS\s+(\d+) MB(?:\s+reports: (.*))?"
+    for size, body in re.findall(r"^== ([\d,]+) cases ==\n((?:  .*\n?)*)", out, re.M):
+        one = _match(r"^  compare \+ JSON report" + run, body)
+        rows.append(
+            f"| {size} cases, trivial retriever, default metrics: baseline compare + JSON report "
+            f"(one pytest session) | **{one.group(2)} s CPU**, {one.group(1)} s wall, "
+            f"{one.group(3)} MB peak RSS; JSON {one.group(4).removeprefix('json ')} | "
+            "`benchmarks/bench_scale.py` |"
+        )
+        two = re.search(r"^  -n 2 compare \+ JSON/HTML" + run, body, re.M)
+        if two is not None:
+            rows.append(
+                f"| the same, `-n 2`, two such tests (one per worker), JSON + HTML reports | "
+                f"{two.group(2)} s CPU, {two.group(1)} s wall, {two.group(3)} MB peak RSS "
+                f"(process tree); {two.group(4)} | 〃 |"
+            )
+        load = _match(r"^  golden load alone: ([\d.]+) s wall, ([\d.]+) s cpu", body)
+        rows.append(f"| golden load, {size} JSONL cases, validated | {load.group(2)} s CPU | 〃 |")
+    return rows
+
+
+def batch_rows(out: str) -> list[str]:
+    """The two rows of ``bench_batch.py``: batches of 256 against one query per call."""
+    line = r"\s+wall\s+([\d.]+) s \(retrieval\s+([\d.]+) s\)"
+    batched = _match(r"^batch_size=256" + line, out)
+    single = _match(r"^one query per call \(concurrency=1\)" + line, out)
+    cases = _match(r"^([\d,]+) cases; retriever", out).group(1)
+    return [
+        f"| {cases} cases, retriever with 5 ms per call + 0.05 ms per query: `batch_size=256` vs "
+        f"one query per call (`concurrency=1`) | retrieval **{batched.group(2)} s** vs "
+        f"{single.group(2)} s | `benchmarks/bench_batch.py` |"
+    ]
 
 
 BENCHMARK_FIGURES = frozenset(n for n in FIGURES if n.startswith("bench-"))

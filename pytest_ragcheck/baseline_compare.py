@@ -111,6 +111,7 @@ def compare_with_baseline(
     source: str = "",
     max_hits: int = DEFAULT_MAX_HITS,
     nodeid: str = "",
+    current: BaselineDoc | None = None,
 ) -> BaselineComparison:
     """Compare ``result`` with the ``stored`` baseline on the cases both share.
 
@@ -118,11 +119,12 @@ def compare_with_baseline(
     one), so an unchanged rerun has a delta of exactly 0. ``checks`` are the floor checks to
     extend (``check_floors``); a floor violation keeps its status and notes the regression.
     With ``update=True`` (``--snapshot-update``) nothing regresses: the values are re-recorded,
-    and the notes say what moved.
+    and the notes say what moved. ``current`` is ``result`` as a baseline document, when the
+    caller has it already (built with the same ``max_hits``).
     """
-    current = BaselineDoc.from_result(
-        result, precision=stored.precision if precision is None else precision, max_hits=max_hits
-    )
+    precision = stored.precision if precision is None else precision
+    if current is None or current.precision != precision:  # else: the caller's, built once
+        current = BaselineDoc.from_result(result, precision=precision, max_hits=max_hits)
     golden = result.golden
     match = match_cases(stored, current, subset_hash=golden.subset_hash if golden else None)
     reasons = baseline_differences(stored, current, match)

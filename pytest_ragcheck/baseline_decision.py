@@ -198,6 +198,7 @@ def decide_baseline(
         source=path,
         max_hits=options.max_hits,
         nodeid=nodeid,
+        current=current,
     )
     comparison.apply(verdict)
     compared = replace(

@@ -322,6 +322,12 @@ def hits_depth(result: Result, *, max_hits: int) -> int:
 
 
 def _values(raw: object, metrics: list[str], *, where: str, fail: Any) -> dict[str, float]:
+    if (  # the usual case, checked in one pass: every metric, as a finite float, nothing else
+        type(raw) is dict
+        and len(raw) == len(metrics)
+        and all(type(v := raw.get(m)) is float and math.isfinite(v) for m in metrics)
+    ):
+        return {m: raw[m] for m in metrics}
     if not isinstance(raw, dict):
         raise fail(f"bad {where} (expected an object of metric -> value, got {type(raw).__name__})")
     missing = [m for m in metrics if m not in raw]

@@ -76,6 +76,7 @@ MARKER_KEYWORDS: tuple[str, ...] = (
     "split",
     "concurrency",
     "timeout",
+    "batch_size",
     "on_error",
     "empty",
     "id_key",
@@ -153,6 +154,8 @@ class Settings:
     split: str | None = None
     concurrency: Concurrency = DEFAULT_CONCURRENCY
     timeout: float | None = DEFAULT_TIMEOUT
+    #: Queries per retriever call (the retriever takes a list); ``None``: one query per call.
+    batch_size: int | None = None
     on_error: OnError = "fail"
     empty: Empty = "error"
     id_key: str | None = None
@@ -299,6 +302,8 @@ def build_settings(
     concurrency = concurrency_value(kw.get("concurrency", defaults.concurrency))
     timeout_raw = kw.get("timeout", DEFAULT_TIMEOUT)
     timeout = None if timeout_raw is None else timeout_seconds("timeout", timeout_raw)
+    batch_raw = kw.get("batch_size")
+    batch_size = None if batch_raw is None else integer("batch_size", batch_raw, lo=1)
     on_error = choice("on_error", kw.get("on_error", "fail"), ("fail", "zero"))
     empty = choice("empty", kw.get("empty", "error"), ("error", "skip", "zero"))
     id_key = kw.get("id_key")
@@ -322,6 +327,7 @@ def build_settings(
         split=split,
         concurrency=concurrency,
         timeout=timeout,
+        batch_size=batch_size,
         on_error=on_error,  # type: ignore[arg-type]
         empty=empty,  # type: ignore[arg-type]
         id_key=id_key,

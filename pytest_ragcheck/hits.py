@@ -192,6 +192,13 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
     ``"source"`` for LangChain loaders; when given it is required on every hit. Without it the
     id is ``id``/``doc_id``/``_id`` (LlamaIndex: ``node_id``), then the same keys in metadata.
     """
+    # exact-type fast paths for the commonest shapes: ids and (id, float score) pairs
+    if type(obj) is str and obj:
+        return Hit(obj)
+    if type(obj) is tuple and len(obj) == 2 and type(obj[1]) is float:
+        first = obj[0]
+        if type(first) is str and first:
+            return Hit(first, None, obj[1])
     if isinstance(obj, Hit):
         return obj
     if isinstance(obj, str):
@@ -294,7 +301,7 @@ def normalize_hits(raw: object, *, id_key: str | None = None) -> tuple[list[Hit]
     hits: list[Hit] = []
     seen: set[str] = set()
     repeats = 0
-    for position, item in enumerate(_unwrap(raw), 1):
+    for position, item in enumerate(raw if type(raw) is list else _unwrap(raw), 1):
         try:
             hit = to_hit(item, id_key=id_key)
         except (TypeError, IdError) as exc:

@@ -177,6 +177,35 @@ def _shortfall(
     )
 
 
+def _batches(run: RetrievalRun) -> dict[str, Any] | None:
+    """``batch_size=``: the latency per batch (p50, p95, max) and per query (batch / size)."""
+    if run.batch_size is None:
+        return None
+    from pytest_ragcheck.metrics.latency import latency_percentiles
+
+    times = list(run.batch_ms)
+    per_batch = latency_percentiles(times) if times else {}
+    # each case's latency is its batch's time divided by the batch's size
+    shares = [o.latency_ms for o in run.outcomes if o.ok and o.latency_ms is not None]
+    per_query = sum(shares) / len(shares) if shares else None
+    facts: dict[str, Any] = {
+        "size": run.batch_size,
+        "calls": len(times),
+        "latency_p50_ms": per_batch.get("latency_p50_ms"),
+        "latency_p95_ms": per_batch.get("latency_p95_ms"),
+        "latency_max_ms": per_batch.get("latency_max_ms"),
+        "per_query_ms": per_query,
+    }
+    if times and per_query is not None:
+        facts["note"] = (
+            f"batches of {run.batch_size}: {len(times)} calls, "
+            f"{facts['latency_p50_ms']:.1f} ms per batch (p50), {per_query:.2f} ms per query"
+        )
+    else:
+        facts["note"] = f"batches of {run.batch_size}: no batch returned hits"
+    return facts
+
+
 def retrieval_info(
     run: RetrievalRun,
     cases: Sequence[GoldenCase],
@@ -191,6 +220,9 @@ def retrieval_info(
         notes.append(
             choice.describe() + ("; latencies are single calls" if choice.workers == 1 else "")
         )
+    batches = _batches(run)
+    if batches is not None:
+        notes.append(batches["note"])
     shortfall = _shortfall(run.outcomes, specs, run, depth)
     if shortfall is not None:
         notes.append(shortfall)
@@ -209,6 +241,7 @@ def retrieval_info(
         "max_hits": max((len(o.hits) for o in run.outcomes if o.ok), default=None),
         "shortfall": shortfall,
         "ids": ids,
+        "batches": batches,
         "notes": notes,
         "problems": problems,
     }

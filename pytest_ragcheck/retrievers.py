@@ -24,7 +24,13 @@ from pytest_ragcheck.frameworks import (
     readable,
 )
 
-__all__ = ["ACCEPTED_RETRIEVERS", "ResolvedRetriever", "resolve_retriever"]
+__all__ = [
+    "ACCEPTED_BATCH_RETRIEVERS",
+    "ACCEPTED_RETRIEVERS",
+    "ResolvedRetriever",
+    "resolve_batch_retriever",
+    "resolve_retriever",
+]
 
 ACCEPTED_RETRIEVERS = (
     "a callable f(query) -> hits (sync or async def), or an object with .invoke/.ainvoke "
@@ -70,9 +76,10 @@ class _Invoker:
 
 
 class ResolvedRetriever(NamedTuple):
-    """``call(query, depth)`` returns hits (or an awaitable of hits when ``is_async``)."""
+    """``call(query, depth)`` returns hits (or an awaitable of hits when ``is_async``); for a
+    batch retriever, ``call(queries, depth)`` returns one hit list per query."""
 
-    call: Callable[[str, int | None], Any]
+    call: Callable[[Any, int | None], Any]
     is_async: bool
     description: str
     #: The depth reaches the retriever (passed per call, or given at construction).
@@ -184,4 +191,44 @@ def resolve_retriever(obj: object, *, depth: int | None = None) -> ResolvedRetri
         )
     raise RetrieverError(
         f"cannot use {readable(type(obj).__qualname__)} as a retriever: pass {ACCEPTED_RETRIEVERS}"
+    )
+
+
+ACCEPTED_BATCH_RETRIEVERS = (
+    "a callable f(queries) -> one hit list per query (sync or async def), or an object with "
+    ".batch/.abatch (a LangChain retriever)"
+)
+
+
+def resolve_batch_retriever(obj: object, *, depth: int | None = None) -> ResolvedRetriever:
+    """How to call ``obj`` with a list of queries (``batch_size=``): ``call(queries, depth)``.
+
+    An object's ``batch`` (or ``abatch``) method wins, as LangChain runnables have it; the
+    depth reaches it the way it reaches their ``invoke``. Anything else callable is called
+    with the list itself.
+    """
+    if obj is None or isinstance(obj, type):
+        resolve_retriever(obj)  # the same message as without batches
+    is_routine = isinstance(obj, functools.partial) or inspect.isroutine(obj)
+    for name in ("batch", "abatch"):
+        method = None if is_routine else getattr(obj, name, None)
+        if method is not None and callable(method):
+            invoke = getattr(obj, "ainvoke" if name == "abatch" else "invoke", None)
+            k_param, _ = depth_support(obj, "invoke", invoke) if callable(invoke) else (None, None)
+            return ResolvedRetriever(
+                _Invoker(method, k_param, None),
+                _is_async(method),
+                f"{readable(type(obj).__qualname__)}.{name} (batches)",
+                takes_depth=k_param is not None,
+            )
+    if callable(obj):
+        is_async = _is_async(obj)
+        k_param = explicit_k(params_of(obj))
+        kind = "async batch callable" if is_async else "batch callable"
+        return ResolvedRetriever(
+            _Invoker(obj, k_param, None), is_async, f"{kind} {_name(obj)}", k_param is not None
+        )
+    raise RetrieverError(
+        f"batch_size needs {ACCEPTED_BATCH_RETRIEVERS}; cannot use "
+        f"{readable(type(obj).__qualname__)}"
     )

@@ -113,6 +113,9 @@ class RetrievalRun:
     outcomes: list[RetrievalOutcome]
     retriever: ResolvedRetriever
     concurrency: ConcurrencyChoice
+    #: ``batch_size=``: queries per call, and the wall time of every batch that returned.
+    batch_size: int | None = None
+    batch_ms: tuple[float, ...] = ()
 
 
 # --------------------------------------------------------------------------- outcomes

@@ -18,6 +18,9 @@ __all__ = ["MAX_TIMEOUT", "Progress", "run_on_threads"]
 #: The longest a thread can wait, in seconds; a larger timeout overflows the platform's clock.
 MAX_TIMEOUT: float = threading.TIMEOUT_MAX
 
+#: Seconds between wake-ups of the watching thread for progress (deadlines wake it too).
+_WAKE_EVERY = 0.1
+
 A = TypeVar("A")
 T = TypeVar("T")
 #: ``progress(done, total)``, called from the thread that started the run.
@@ -52,6 +55,7 @@ class _ThreadRun(Generic[A, T]):
         self.abandoned: set[int] = set()
         self.stopped = False
         self.spawned = 0
+        self.notified = 0.0
 
     def _spawn(self) -> None:
         self.spawned += 1
@@ -75,7 +79,12 @@ class _ThreadRun(Generic[A, T]):
                     return  # recorded as timed out; a replacement worker took this slot
                 self.results[index] = result
                 self.done += 1
-                self.cond.notify()
+                # Waking the watching thread after every fast call would cost more than the
+                # call (a GIL hand-over each time): wake it a few times a second, and at the end.
+                now = time.perf_counter()
+                if self.done >= self.total or now - self.notified >= _WAKE_EVERY:
+                    self.notified = now
+                    self.cond.notify()
 
     def _expire(self, timeout: float) -> float:
         """Record overdue items as timed out; return how long to wait for the next deadline."""

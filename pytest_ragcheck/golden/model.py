@@ -34,6 +34,8 @@ __all__ = ["GoldenCase", "GoldenSet", "derive_case_id"]
 _HASH_VERSION = 1
 
 Mode = Literal["ids", "texts", "none"]
+#: The canonical JSON that content hashes are taken of; one encoder, not one per case.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def derive_case_id(query: str) -> str:
@@ -149,9 +151,7 @@ class GoldenCase(BaseModel):
         16 hex digits of SHA-256 over a canonical JSON; not ``id`` (the key it is stored under),
         ``tags`` or ``metadata``. A baseline compares a case only when this is unchanged.
         """
-        blob = json.dumps(
-            _scored_content(self), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-        )
+        blob = _CANONICAL.encode(_scored_content(self))
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
     @property
@@ -244,5 +244,5 @@ def _content_hash(cases: Sequence[GoldenCase]) -> str:
         "version": _HASH_VERSION,
         "cases": [{"id": case.id, **_scored_content(case)} for case in cases],
     }
-    blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    blob = _CANONICAL.encode(payload)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()

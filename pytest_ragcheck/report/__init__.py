@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -131,7 +132,7 @@ def write_reports(
     Problems (an unwritable path, an unopenable summary file) become red lines at the end of
     the terminal output; test outcomes and the exit status stay as they are.
     """
-    from pytest_ragcheck.report.files import render, write_file
+    from pytest_ragcheck.report.files import write_report
 
     paths = options.report_paths
     document = _document(config, records) if paths or records else None
@@ -139,15 +140,17 @@ def write_reports(
         _record_history(config, options.history, document)
     for path in paths:
         assert document is not None
+        start = time.perf_counter()
         try:
-            write_file(path, render(path, document))
+            size = write_report(path, document)
         except OSError as exc:
             reason = exc.strerror or str(exc)
             _say(config, "error", f"ragcheck: could not write the report {path}: {reason}")
         except Exception as exc:  # a report bug must not cost the user the run
             _say(config, "error", f"ragcheck: could not render the report {path}: {exc!r}")
         else:
-            _say(config, "info", f"ragcheck report: {path}")
+            took = time.perf_counter() - start
+            _say(config, "info", f"ragcheck report: {path} ({size / 1e6:.1f} MB, {took:.1f} s)")
 
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary and records and document is not None:

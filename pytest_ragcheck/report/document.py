@@ -19,6 +19,8 @@ from pytest_ragcheck.report.record import json_safe
 from pytest_ragcheck.tag_gate import split_tag
 
 __all__ = [
+    "CAPPED_KEYS",
+    "PACKED",
     "SCHEMA_VERSION",
     "build_document",
     "ci_info",
@@ -29,6 +31,12 @@ __all__ = [
 
 #: Bumped on any incompatible change of the document (fields removed or changed in meaning).
 SCHEMA_VERSION = 3
+#: Key of a capped entry holding every case entry, compressed (``report.cases.pack``); only
+#: the JSON report reads it, writing the entries out as ``cases``. ``None`` when the run asked
+#: for no JSON report.
+PACKED = "_cases_packed"
+#: Keys of a capped entry that only the in-memory document has (the JSON report has every case).
+CAPPED_KEYS = ("cases_shown", "distribution", PACKED)
 
 
 def _baseline_cases(baseline: Mapping[str, Any] | None) -> dict[str, dict[str, float]]:
@@ -110,13 +118,8 @@ def normalise(record: Mapping[str, Any], call: int = 0) -> dict[str, Any]:
     cases = []
     for case in result.get("cases") or []:
         hits = [{**h, "relevant": bool(h.get("grade"))} for h in case.get("hits") or []]
-        cases.append(
-            {
-                **case,
-                "hits": hits,
-                "baseline_values": by_case.get(str(case["id"])) if by_case else None,
-            }
-        )
+        values = by_case.get(str(case["id"])) if by_case else case.get("baseline_values")
+        cases.append({**case, "hits": hits, "baseline_values": values})
     judge = (result.get("info") or {}).get("judge")
     entry: dict[str, Any] = json_safe(
         {
@@ -143,6 +146,12 @@ def normalise(record: Mapping[str, Any], call: int = 0) -> dict[str, Any]:
             "cases": cases,
         }
     )
+    if record.get("timings") is not None:
+        entry["timings"] = json_safe(record["timings"])
+    if "cases_shown" in result:  # a capped run: see report.cases
+        entry["cases_shown"] = result["cases_shown"]
+        entry["distribution"] = json_safe(result.get("distribution"))
+        entry[PACKED] = result.get("cases_packed")
     return entry
 
 

@@ -8,8 +8,10 @@ on the other hand, is a usage error before any test runs (see
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,43 +24,89 @@ __all__ = [
     "parse_report_paths",
     "render",
     "write_file",
+    "write_report",
 ]
 
 #: Bytes kept free in the job summary (GitHub counts the whole file against its limit).
 _SAFETY = 4096
 
 
-def render(path: Path, document: Mapping[str, Any]) -> str:
-    """The file content for ``path``'s format."""
+_DUMP = {"ensure_ascii": False, "allow_nan": False, "separators": (",", ":")}
+#: Where each test's cases go in the JSON text (a string no JSON value can spell this way:
+#: the quotes around ``cases`` would be escaped inside a string).
+_CASES_AT = re.compile(r'"cases":"\\u0000ragcheck-cases-(\d+)\\u0000"')
+
+
+def _json_pieces(document: Mapping[str, Any]) -> Iterator[str]:
+    """The JSON report in pieces: a capped test's cases are unpacked as they are written, so
+    the whole text of a large run is never in memory at once."""
+    from pytest_ragcheck.report.cases import unpacked_text
+    from pytest_ragcheck.report.document import CAPPED_KEYS, PACKED
+
+    tests = list(document.get("tests") or [])
+    marked = [
+        {
+            **{k: v for k, v in test.items() if k not in CAPPED_KEYS},
+            "cases": f"\x00ragcheck-cases-{index}\x00",
+        }
+        for index, test in enumerate(tests)
+    ]
+    text = json.dumps({**document, "tests": marked}, **_DUMP)  # type: ignore[arg-type]
+    for n, part in enumerate(_CASES_AT.split(text)):
+        if n % 2 == 0:
+            yield part
+            continue
+        test = tests[int(part)]
+        packed = test.get(PACKED)
+        yield '"cases":'
+        if packed:
+            yield from unpacked_text(packed)
+        else:
+            yield json.dumps(test.get("cases") or [], **_DUMP)  # type: ignore[arg-type]
+    yield "\n"
+
+
+def _pieces(path: Path, document: Mapping[str, Any]) -> Iterable[str]:
     suffix = path.suffix.lower()
     if suffix == ".json":
-        import json
-
         # Compact: reports of large golden sets run to megabytes (``python -m json.tool``
         # pretty-prints one).
-        text = json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-        return text + "\n"
+        return _json_pieces(document)
     if suffix == ".md":
         from pytest_ragcheck.report.markdown import render_markdown
 
-        return render_markdown(document)
+        return (render_markdown(document),)
     from pytest_ragcheck.report.html import render_html
 
-    return render_html(document)
+    return (render_html(document),)
 
 
-def write_file(path: Path, text: str) -> None:
-    """Write ``text`` atomically (a reader never sees half a report); creates the folder."""
+def render(path: Path, document: Mapping[str, Any]) -> str:
+    """The file content for ``path``'s format."""
+    return "".join(_pieces(path, document))
+
+
+def write_report(path: Path, document: Mapping[str, Any]) -> int:
+    """Render and write one report file (atomically, as it is rendered); returns its bytes."""
+    return write_file(path, _pieces(path, document))
+
+
+def write_file(path: Path, text: str | Iterable[str]) -> int:
+    """Write ``text`` (or its pieces) atomically: a reader never sees half a report; creates
+    the folder. Returns the bytes written."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
     try:
         # open() rather than mkstemp: the file gets the usual permissions (umask), not 0600.
         with open(tmp, "x", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+            for piece in (text,) if isinstance(text, str) else text:
+                handle.write(piece)
+            size = handle.tell()
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    return size
 
 
 def append_github_summary(

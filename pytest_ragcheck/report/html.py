@@ -51,4 +51,16 @@ def render_html(document: Mapping[str, Any]) -> str:
         page = page.replace(marker, value, 1)
     # The data goes in last, so no marker inside it can be replaced by mistake.
     head, tail = page.split("__DATA__", 1)
-    return head + _embed(document) + tail
+    return head + _embed(_page_data(document)) + tail
+
+
+def _page_data(document: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The document without the packed case entries: a capped test (more cases than
+    ``report.cases.SHOWN_CASES``) shows its histogram, most regressed and lowest-scoring cases
+    and says that the JSON report has the rest, so the page stays small at any size."""
+    from pytest_ragcheck.report.document import PACKED
+
+    tests = document.get("tests") or []
+    if not any(PACKED in test for test in tests):
+        return document
+    return {**document, "tests": [{k: v for k, v in t.items() if k != PACKED} for t in tests]}

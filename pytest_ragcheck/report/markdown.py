@@ -216,8 +216,12 @@ def _improvement_hint(tests: Sequence[Mapping[str, Any]]) -> list[str]:
     return ["", f"📈 Improved beyond tolerance; to record it: {code(update_command(nodeids))}"]
 
 
-def render_markdown(document: Mapping[str, Any]) -> str:
-    """The ``.md`` report: overview table, then a section per test."""
+def render_markdown(document: Mapping[str, Any], *, limit: int = GITHUB_SUMMARY_LIMIT) -> str:
+    """The ``.md`` report: overview table, then a section per test (failing ones first).
+
+    At most ``limit`` UTF-8 bytes (GitHub's 1 MiB, so the file can be posted as a job summary
+    or a comment): past it, the remaining test sections are left out and a note says how many.
+    """
     tests: Sequence[Mapping[str, Any]] = document["tests"]
     run = document.get("run") or {}
     lines = [
@@ -227,18 +231,50 @@ def render_markdown(document: Mapping[str, Any]) -> str:
     ]
     if tests:
         lines += ["", *overview(tests)]
-    for test in sort_for_attention(tests):
-        lines += [
-            "",
-            f"## {ICONS.get(test['status'], '')} {code(_name(test))}: {word(test['status'])}",
-            "",
-            cell(test.get("header") or test.get("source") or ""),
-            "",
-            *_details_body(test),
-        ]
-    lines += _improvement_hint(tests)
-    lines += comparison_markdown(document)
-    return "\n".join(lines) + "\n"
+    head = "\n".join(lines)
+    tail = (
+        "".join("\n" + line for line in [*_improvement_hint(tests), *comparison_markdown(document)])
+        + "\n"
+    )
+    sections = [_section(test) for test in sort_for_attention(tests)]
+    used = _size(head) + _size(tail) + _NOTE_ROOM
+    kept = 0
+    for section in sections:
+        if used + _size(section) > limit:
+            break
+        used += _size(section)
+        kept += 1
+    note = ""
+    if kept < len(sections):
+        note = (
+            f"\n\n> {len(sections) - kept} of {len(sections)} test sections left out to stay "
+            "under 1 MiB; the JSON report (--ragcheck-report=report.json) has every test."
+        )
+    text = head + "".join(sections[:kept]) + note + tail
+    if _size(text) > limit:  # an overview table alone past the limit: cut it too
+        cut = text.encode("utf-8")[: limit - _NOTE_ROOM].decode("utf-8", "ignore")
+        text = cut.rsplit("\n", 1)[0] + "\n\n> Report cut at 1 MiB; see the JSON report.\n"
+    return text
+
+
+#: Bytes kept for the note that says what was left out.
+_NOTE_ROOM = 512
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def _section(test: Mapping[str, Any]) -> str:
+    lines = [
+        "",
+        f"## {ICONS.get(test['status'], '')} {code(_name(test))}: {word(test['status'])}",
+        "",
+        cell(test.get("header") or test.get("source") or ""),
+        "",
+        *_details_body(test),
+    ]
+    return "".join("\n" + line for line in lines)
 
 
 def comparison_markdown(document: Mapping[str, Any]) -> list[str]:

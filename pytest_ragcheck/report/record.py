@@ -2,17 +2,32 @@
 
 A record is built on the process that ran the test (an xdist worker, say) and travels to the
 controller inside the test report, so it holds plain JSON values only and is kept small: long
-texts (retrieved chunks, judge reasons, tracebacks) are cut to what a report shows.
+texts (retrieved chunks, judge reasons, tracebacks) are cut to what a report shows, and a run
+of more than :data:`~pytest_ragcheck.report.cases.SHOWN_CASES` cases carries the entries of
+the cases that matter most plus every entry as compressed bytes, written out only by the JSON
+report (see :mod:`pytest_ragcheck.report.cases`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from pytest_ragcheck.redact import redact_data
+from pytest_ragcheck.redact import Redactor, known_secrets, redact_data
+from pytest_ragcheck.report.cases import (
+    MAX_HITS,
+    QUERY_LIMIT,
+    SHOWN_CASES,
+    TEXT_LIMIT,
+    case_entry,
+    case_json,
+    clip,
+    distribution,
+    json_safe,
+    pack,
+    select_shown,
+)
 
 if TYPE_CHECKING:
     from pytest_ragcheck.config import Settings
@@ -21,6 +36,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_HITS",
+    "QUERY_LIMIT",
+    "SHOWN_CASES",
     "TEXT_LIMIT",
     "build_record",
     "clip",
@@ -29,45 +46,6 @@ __all__ = [
     "metric_kind",
     "safe_url",
 ]
-
-#: Characters kept of a retrieved chunk, a judge reason or a claim.
-TEXT_LIMIT = 240
-#: Characters kept of a query and of an error message.
-QUERY_LIMIT = 1000
-#: Characters kept from the end of a retriever traceback.
-TRACEBACK_LIMIT = 2000
-#: Hits kept per case (reports show the top of the ranking; ``k=None`` may return thousands).
-MAX_HITS = 100
-
-
-def clip(text: str | None, limit: int = TEXT_LIMIT) -> str | None:
-    """``text`` cut to ``limit`` characters, with an ellipsis when something was dropped."""
-    if text is None:
-        return None
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _tail(text: str | None, limit: int = TRACEBACK_LIMIT) -> str | None:
-    if text is None:
-        return None
-    return text if len(text) <= limit else "…" + text[-(limit - 1) :]
-
-
-def json_safe(value: Any) -> Any:
-    """``value`` as plain JSON data: non-finite floats become ``None``, unknown objects ``str``."""
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Mapping):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [json_safe(v) for v in value]
-    try:  # numpy scalars and friends
-        number = float(value)
-    except (TypeError, ValueError):
-        return str(value)
-    return number if math.isfinite(number) else None
 
 
 def safe_url(url: str | None) -> str | None:
@@ -91,57 +69,6 @@ def metric_kind(name: str) -> str:
 
     metric = find_metric(name)
     return metric.kind if metric is not None else "rank"
-
-
-def _judge_details(judge: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, list[dict[str, Any]]] = {}
-    for metric, items in judge.items():
-        rows: list[dict[str, Any]] = []
-        for item in list(items)[:MAX_HITS]:
-            row = {str(k): json_safe(v) for k, v in dict(item).items()}
-            for key in ("reason", "claim", "error", "quote", "question", "statement"):
-                if isinstance(row.get(key), str):
-                    row[key] = clip(row[key])
-            if isinstance(row.get("claims"), list):
-                row["claims"] = [
-                    {**c, "claim": clip(c.get("claim"))} if isinstance(c, dict) else c
-                    for c in row["claims"][:MAX_HITS]
-                ]
-            rows.append(row)
-        out[str(metric)] = rows
-    return out
-
-
-def _case(case: Mapping[str, Any]) -> dict[str, Any]:
-    hits = list(case.get("hits") or [])
-    return {
-        "id": case["id"],
-        "query": clip(case.get("query"), QUERY_LIMIT),
-        "tags": list(case.get("tags") or []),
-        "status": case.get("status", "ok"),
-        "n_relevant": case.get("n_relevant", 0),
-        "values": json_safe(case.get("values") or {}),
-        "latency_ms": json_safe(case.get("latency_ms")),
-        "error": clip(case.get("error"), QUERY_LIMIT),
-        "traceback": _tail(case.get("traceback")),
-        "duplicates": case.get("duplicates", 0),
-        "mode": case.get("mode", "ids"),
-        "hits": [
-            {
-                "rank": h["rank"],
-                "id": str(h["id"]),
-                "text": clip(h.get("text")),
-                "score": json_safe(h.get("score")),
-                "grade": h.get("grade", 0),
-                "spans": list(h.get("spans") or []),
-            }
-            for h in hits[:MAX_HITS]
-        ],
-        "hits_dropped": max(0, len(hits) - MAX_HITS),
-        "judge": _judge_details(case.get("judge") or {}),
-        "judge_errors": [clip(e, QUERY_LIMIT) for e in case.get("judge_errors") or []],
-        "answer": clip(case.get("answer")),
-    }
 
 
 def _settings(settings: Settings) -> dict[str, Any]:
@@ -174,6 +101,35 @@ def _settings(settings: Settings) -> dict[str, Any]:
     }
 
 
+def _shown_metrics(result: Result) -> list[tuple[str, bool]]:
+    return [(s.name, s.metric.higher_is_better) for s in result.specs if s.metric.snapshot]
+
+
+def _cases(
+    result: Result,
+    verdict: Verdict,
+    baseline: Mapping[str, Any] | None,
+    *,
+    pack_all: bool,
+) -> dict[str, Any]:
+    """The ``cases`` part of the record: every entry when few, else the shown ones + packed."""
+    by_case: Mapping[str, Mapping[str, float]] = (baseline or {}).get("cases") or {}
+    cases = result.cases
+    first = [c.id for c in verdict.case_changes]
+    shown = select_shown(cases, _shown_metrics(result), by_case, first=first)
+    out: dict[str, Any] = {"cases": [case_entry(cases[i], by_case.get(cases[i].id)) for i in shown]}
+    if len(shown) == len(cases):
+        return out
+    names = [name for name, _ in _shown_metrics(result)]
+    out["cases_shown"] = len(shown)
+    out["distribution"] = distribution(cases, names, by_case)
+    if pack_all:
+        redactor = Redactor(known_secrets())
+        entries = (case_json(c, by_case.get(c.id)) for c in cases)
+        out["cases_packed"] = pack(entries, redactor)
+    return out
+
+
 def build_record(
     *,
     nodeid: str,
@@ -181,26 +137,34 @@ def build_record(
     verdict: Verdict,
     settings: Settings,
     baseline: dict[str, Any] | None,
+    pack_all: bool = True,
 ) -> dict[str, Any]:
-    """Everything the reports need about one ``ragcheck(retriever)`` call, as JSON data."""
-    raw = result.to_dict()
+    """Everything the reports need about one ``ragcheck(retriever)`` call, as JSON data.
+
+    ``pack_all=False`` (no JSON report asked for) leaves out the entries of the cases a
+    capped report does not show. The baseline's per-case values go into the case entries.
+    """
     kinds = {s.name: s.kind for s in result.specs}
+    metrics = {n: v for n, v in result.metrics.items()}
+    cases = _cases(result, verdict, baseline, pack_all=pack_all)
+    if baseline is not None:
+        baseline = {k: v for k, v in baseline.items() if k != "cases"}
     return {
         "nodeid": nodeid,
         "header": verdict.header,
         "settings": json_safe(_settings(settings)),
         "result": {
-            "k": raw["k"],
-            "metrics": json_safe(raw["metrics"]),
-            "metric_names": list(raw["metric_names"]),
-            "kinds": {name: kinds.get(name) or metric_kind(name) for name in raw["metrics"]},
-            "golden_hash": raw["golden_hash"],
-            "golden_source": raw["golden_source"],
-            "n_cases": raw["n_cases"],
-            "n_errors": raw["n_errors"],
-            "n_skipped": raw["n_skipped"],
-            "info": json_safe(raw["info"]),
-            "cases": [_case(c) for c in raw["cases"]],
+            "k": result.k,
+            "metrics": json_safe(metrics),
+            "metric_names": list(result.metric_names),
+            "kinds": {name: kinds.get(name) or metric_kind(name) for name in metrics},
+            "golden_hash": result.golden_hash,
+            "golden_source": result.golden_source,
+            "n_cases": len(result.cases),
+            "n_errors": len(result.errors),
+            "n_skipped": len(result.skipped),
+            "info": json_safe(result.info),
+            **cases,
         },
         "verdict": {
             "failed": verdict.failed,

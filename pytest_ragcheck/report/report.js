@@ -267,7 +267,10 @@
   function caseValue(c, name) { var v = (c.values || {})[name]; return v === undefined ? null : v; }
   function caseBaseline(c, name) { var b = c.baseline_values; return b && b[name] !== undefined ? b[name] : null; }
 
-  function histogram(t, name) {
+  // A capped test (more cases than the page holds) brings its histogram counted over every case.
+  function binned(t, name) {
+    var given = t.distribution && t.distribution[name];
+    if (given) return { maxV: given.max, counts: given.counts, base: given.baseline || given.counts.map(function () { return 0; }), withBase: !!given.baseline };
     var bins = 10, counts = [], base = [];
     for (var i = 0; i < bins; i++) { counts.push(0); base.push(0); }
     var maxV = 1, withBase = false;
@@ -280,6 +283,12 @@
       var v = caseValue(c, name); if (v !== null) counts[bin(v)]++;
       var b = caseBaseline(c, name); if (b !== null) { base[bin(b)]++; withBase = true; }
     });
+    return { maxV: maxV, counts: counts, base: base, withBase: withBase };
+  }
+
+  function histogram(t, name) {
+    var h0 = binned(t, name), bins = h0.counts.length, counts = h0.counts, base = h0.base;
+    var maxV = h0.maxV, withBase = h0.withBase;
     var top = Math.max.apply(null, counts.concat(base).concat([1]));
     var W = 520, H = 170, left = 34, bottom = 22, plotW = W - left - 16, plotH = H - bottom - 10;
     var bw = plotW / bins;
@@ -385,6 +394,13 @@
     return q.length ? q[0].name : null;
   }
 
+  function capNotice(t) {
+    if (t.cases_shown === undefined || t.cases_shown === null) return null;
+    return el("div", { "class": "note cap-notice" }, "This page holds " + t.cases_shown + " of the " + t.n_cases +
+      " cases in full: the most regressed and lowest-scoring per metric, and errors (the histogram counts every case). " +
+      (t.n_cases - t.cases_shown) + " cases are left out; the JSON report (--ragcheck-report=report.json) has them all.");
+  }
+
   function casesTable(t) {
     var names = qualityMetrics(t).map(function (m) { return m.name; });
     var filter = el("input", { type: "search", placeholder: "filter by id or query", "aria-label": "filter cases" });
@@ -403,7 +419,7 @@
     var head = [el("th", { text: "case" }), el("th", { text: "query" })];
     names.forEach(function (n) { head.push(el("th", { "class": "num mono", text: n })); });
     head.push(el("th", { "class": "num", text: "ms" }), el("th", { text: "" }));
-    return el("details", { "class": "all-cases" }, el("summary", { text: "All " + t.cases.length + " cases" }),
+    return el("details", { "class": "all-cases" }, el("summary", { text: (t.cases_shown === undefined ? "All " : "Shown: ") + t.cases.length + " cases" }),
       el("div", { "class": "toolbar" }, filter),
       el("div", { "class": "scroll" }, el("table", null, el("thead", null, el("tr", null, head)), el("tbody", null, rows))));
   }
@@ -614,6 +630,7 @@
       node.appendChild(el("div", { "class": "toolbar" }, el("span", { "class": "meta", text: "Distribution of per-case values for" }), select));
       node.appendChild(el("div", { "class": "flow case-flow" }, distHolder, moversHolder));
       draw();
+      append(node, capNotice(t));
       node.appendChild(casesTable(t));
     }
     var drill = el("div", { "class": "drill", hidden: true, "aria-label": "case details" });

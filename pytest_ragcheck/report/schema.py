@@ -239,6 +239,12 @@ class Entry(_Strict):
         description="per_tag=True: tag -> metric -> this run's mean over the tag's cases",
     )
     judge: JudgeStats | None
+    timings: dict[str, float] | None = Field(
+        default=None,
+        description="seconds spent per stage of the call: load_s (golden set), retrieve_s, "
+        "evaluate_s (metrics_s of it: the metric engine), compare_s (floors and baseline), "
+        "record_s (the report record); absent in reports of older versions",
+    )
     cases: list[CaseEntry]
 
 

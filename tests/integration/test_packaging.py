@@ -81,6 +81,11 @@ def test_wheel_holds_the_package_and_its_assets_only(dist: Path) -> None:
     names = zipfile.ZipFile(_wheel(dist)).namelist()
     for required in REQUIRED:
         assert required in names
+    # every module of every subpackage (a package missing from the build config is not)
+    sources = sorted(
+        p.relative_to(ROOT).as_posix() for p in (ROOT / "pytest_ragcheck").rglob("*.py")
+    )
+    assert [s for s in sources if s not in names] == []
     outside = [n for n in names if not n.startswith(("pytest_ragcheck/", "pytest_ragcheck-"))]
     assert outside == []
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))

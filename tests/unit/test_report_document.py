@@ -95,7 +95,9 @@ def test_per_case_baselines_move_into_the_cases():
 
 def test_baseline_cases_as_a_list_are_read_too():
     record = regressed_record()
-    cases = record["baseline"]["cases"]
+    # Records carry each case's baseline values in its entry; a record from elsewhere may
+    # carry them in the baseline block instead, as a mapping or a list.
+    cases = {c["id"]: c.pop("baseline_values") for c in record["result"]["cases"]}
     record["baseline"]["cases"] = [{"id": cid, "values": vals} for cid, vals in cases.items()]
     entry = normalise(record)
     assert entry["cases"][0]["baseline_values"] == cases["q01"]

@@ -140,3 +140,19 @@ def test_append_respects_the_limit_with_existing_content(tmp_path):
     with pytest.raises(OSError, match="no room left"):
         append_github_summary(path, document, limit=size + 10)
     assert path.stat().st_size == size
+
+
+def test_markdown_report_stays_under_one_mebibyte_at_any_size(document):
+    one = document["tests"][0]
+    many = [
+        {**one, "nodeid": f"{one['nodeid']}[{i}]", "problems": ["what failed\n" + "x" * 4000]}
+        for i in range(400)
+    ]
+    text = render_markdown({**document, "tests": many})
+    assert len(text.encode("utf-8")) <= 1024 * 1024
+    kept = text.count("\n## ")
+    assert 0 < kept < len(many)
+    assert f"> {len(many) - kept} of {len(many)} test sections left out to stay under 1 MiB" in text
+    assert text.endswith("\n")
+    # a small report is whole
+    assert "left out" not in render_markdown(document)

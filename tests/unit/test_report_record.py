@@ -9,8 +9,10 @@ from report_data import make_result, regressed_record
 
 from pytest_ragcheck.config import build_settings
 from pytest_ragcheck.policy import check_floors
+from pytest_ragcheck.report.cases import case_entry, unpacked_text
 from pytest_ragcheck.report.record import (
     MAX_HITS,
+    SHOWN_CASES,
     TEXT_LIMIT,
     build_record,
     clip,
@@ -130,3 +132,63 @@ def test_junit_properties_with_and_without_baseline():
     plain = _record_for(make_result(names=("mrr@10",), values={"mrr@10": [1.0, 0.5]}))
     names = [name for name, _ in junit_properties(plain)]
     assert names == ["ragcheck.mrr@10", "ragcheck.latency_p50_ms", "ragcheck.latency_p95_ms"]
+
+
+def _large_record(*, pack_all: bool = True, secret_in_query: str = ""):
+    n = SHOWN_CASES + 50
+    values = [1.0 / (1 + i % 7) for i in range(n)]
+    result = make_result(names=("mrr@10",), values={"mrr@10": values}, errors={3: "boom"})
+    if secret_in_query:
+        result.cases[-1].query += secret_in_query
+    settings = build_settings({"cases": "golden.jsonl"})
+    verdict = check_floors(result, settings, header="golden.jsonl")
+    record = build_record(
+        nodeid="t.py::test",
+        result=result,
+        verdict=verdict,
+        settings=settings,
+        baseline=None,
+        pack_all=pack_all,
+    )
+    return result, record
+
+
+def test_a_large_record_carries_the_cases_that_matter_and_every_case_packed():
+    result, record = _large_record()
+    shown = record["result"]["cases"]
+    assert record["result"]["cases_shown"] == len(shown) == SHOWN_CASES
+    ids = [c["id"] for c in shown]
+    assert ids == sorted(ids, key=[c.id for c in result.cases].index)  # in case order
+    assert "q04" in ids  # the case with an error
+    lowest = min(c.values["mrr@10"] for c in result.cases if c.status == "ok")
+    # every case at the lowest value is shown
+    assert {c.id for c in result.cases if c.values["mrr@10"] == lowest} <= set(ids)
+    assert sum(record["result"]["distribution"]["mrr@10"]["counts"]) == len(result.cases)
+    # Every entry, as the JSON report writes it: exactly the entries of the small form.
+    text = "".join(unpacked_text(record["result"]["cases_packed"]))
+    assert json.loads(text) == [case_entry(c, None) for c in result.cases]
+    # Far smaller than the entries themselves (what xdist carries to the controller).
+    assert len(record["result"]["cases_packed"]) * 5 < len(text)
+
+
+def test_without_a_json_report_the_other_cases_are_not_packed():
+    _, record = _large_record(pack_all=False)
+    assert "cases_packed" not in record["result"]
+    assert len(record["result"]["cases"]) == SHOWN_CASES
+
+
+def test_packed_cases_are_redacted(monkeypatch):
+    secret = "sk-live-0123456789abcdefghij"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    _, record = _large_record(secret_in_query=f" key={secret}")
+    text = "".join(unpacked_text(record["result"]["cases_packed"]))
+    assert secret not in text
+    assert "key=" in text
+
+
+def test_a_small_record_is_unchanged_by_the_cap():
+    result = make_result(names=("mrr@10",), values={"mrr@10": [1.0, 0.5]})
+    record = _record_for(result)
+    assert set(record["result"]) >= {"cases"}
+    assert not {"cases_shown", "distribution", "cases_packed"} & set(record["result"])
+    assert record["result"]["cases"] == [case_entry(c, None) for c in result.cases]

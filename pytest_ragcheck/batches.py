@@ -1,0 +1,237 @@
+"""Calling the retriever with lists of queries (``batch_size=N``): one timed call per batch.
+
+A local embedding model encodes many queries at once far faster than one at a time, so with
+``batch_size`` the retriever takes a list of up to N queries and returns one hit list per
+query, in order (see :func:`pytest_ragcheck.retrievers.resolve_batch_retriever`). A batch's
+time is kept whole (the per-batch latency the summary reports) and split evenly over its
+queries (each case's latency). A batch that raises, exceeds ``timeout`` or returns the wrong
+number of hit lists gives every case in it that error; the other batches still run.
+Batches run one at a time unless ``concurrency`` is a number.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from pytest_ragcheck.aio import run_blocking
+from pytest_ragcheck.concurrency import AUTO, ConcurrencyChoice
+from pytest_ragcheck.retrievers import ResolvedRetriever, resolve_batch_retriever
+from pytest_ragcheck.runner import (
+    RetrievalOutcome,
+    RetrievalRun,
+    RunOptions,
+    _failed,
+    _finish,
+    _read_async,
+    _timed_out,
+)
+from pytest_ragcheck.threads import Progress, run_on_threads
+
+__all__ = ["run_batches"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    number: int
+    start: int
+    queries: list[str]
+
+    def where(self, batches: int) -> str:
+        last = self.start + len(self.queries)
+        return f"batch {self.number} of {batches}, cases {self.start + 1}-{last}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Done:
+    """One batch's outcomes (one per query) and its wall time (``None``: it failed)."""
+
+    outcomes: list[RetrievalOutcome]
+    batch_ms: float | None = None
+
+
+def _split(queries: Sequence[str], size: int) -> list[_Batch]:
+    return [
+        _Batch(n, start, list(queries[start : start + size]))
+        for n, start in enumerate(range(0, len(queries), size), 1)
+    ]
+
+
+def _every(batch: _Batch, outcome: RetrievalOutcome) -> _Done:
+    return _Done([outcome] * len(batch.queries))
+
+
+def _with_where(outcome: RetrievalOutcome, where: str) -> RetrievalOutcome:
+    return replace(outcome, error=f"{outcome.error} ({where})")
+
+
+def _hit_lists(raw: object) -> list[object] | None:
+    if isinstance(raw, str | bytes | Mapping) or not isinstance(raw, Sequence | Iterator):
+        return None
+    return list(raw)
+
+
+def _done(
+    batch: _Batch,
+    total: int,
+    raw: object,
+    batch_ms: float,
+    cpu_ms: float,
+    options: RunOptions,
+) -> _Done:
+    n = len(batch.queries)
+    lists = _hit_lists(raw)
+    if lists is None or len(lists) != n:
+        got = f"{type(raw).__name__}" if lists is None else f"{len(lists)} hit lists"
+        error = (
+            f"the batch retriever returned {got} for {n} queries ({batch.where(total)}); "
+            "it must return one hit list per query, in query order"
+        )
+        return _every(batch, RetrievalOutcome(latency_ms=batch_ms / n, error=error))
+    per_ms, per_cpu = batch_ms / n, cpu_ms / n
+    outcomes = [
+        _finish(list(h) if isinstance(h, Iterator) else h, per_ms, options.id_key, per_cpu)
+        for h in lists
+    ]
+    return _Done(outcomes, batch_ms)
+
+
+def _call_sync(
+    resolved: ResolvedRetriever, options: RunOptions, total: int, batch: _Batch
+) -> _Done:
+    start = time.perf_counter()
+    cpu_start = time.process_time()
+    try:
+        raw = resolved.call(batch.queries, options.k)
+        if inspect.isawaitable(raw):
+            raw = run_blocking(functools.partial(_awaited, raw))
+    except Exception as exc:
+        failed = _failed(exc, (time.perf_counter() - start) * 1000.0 / len(batch.queries))
+        return _every(batch, _with_where(failed, batch.where(total)))
+    batch_ms = (time.perf_counter() - start) * 1000.0
+    return _done(batch, total, raw, batch_ms, (time.process_time() - cpu_start) * 1000.0, options)
+
+
+async def _awaited(awaitable: object) -> object:
+    return await _read_async(await awaitable)  # type: ignore[misc]
+
+
+def _call_on_worker(
+    resolved: ResolvedRetriever, options: RunOptions, total: int, batch: _Batch
+) -> _Done:
+    try:
+        return _call_sync(resolved, options, total, batch)
+    except BaseException as exc:  # on a worker thread nothing may escape
+        return _every(batch, _with_where(_failed(exc, None), batch.where(total)))
+
+
+async def _call_async(
+    resolved: ResolvedRetriever, options: RunOptions, total: int, batch: _Batch
+) -> _Done:
+    start = time.perf_counter()
+    cpu_start = time.process_time()
+    scope = asyncio.timeout(options.timeout)
+    try:
+        async with scope:
+            raw = resolved.call(batch.queries, options.k)
+            if inspect.isawaitable(raw):
+                raw = await raw
+            raw = await _read_async(raw)
+    except TimeoutError as exc:
+        if options.timeout is not None and scope.expired():
+            return _every(batch, _with_where(_timed_out(options.timeout), batch.where(total)))
+        return _every(batch, _with_where(_failed(exc, None), batch.where(total)))
+    except Exception as exc:
+        return _every(batch, _with_where(_failed(exc, None), batch.where(total)))
+    batch_ms = (time.perf_counter() - start) * 1000.0
+    return _done(batch, total, raw, batch_ms, (time.process_time() - cpu_start) * 1000.0, options)
+
+
+def _run_sync(
+    resolved: ResolvedRetriever,
+    batches: list[_Batch],
+    options: RunOptions,
+    workers: int,
+    progress: Progress | None,
+) -> list[_Done]:
+    total = len(batches)
+    if workers == 1 and options.timeout is None:
+        done = []
+        for batch in batches:
+            done.append(_call_sync(resolved, options, total, batch))
+            if progress is not None:
+                progress(len(done), total)
+        return done
+    results = run_on_threads(
+        functools.partial(_call_on_worker, resolved, options, total),
+        batches,
+        concurrency=workers,
+        timeout=options.timeout,
+        timed_out=lambda _: _Done([]),  # expanded below: the batch's size is not known here
+        progress=progress,
+    )
+    return [
+        r
+        if r.outcomes
+        else _every(b, _with_where(_timed_out(options.timeout or 0), b.where(total)))
+        for b, r in zip(batches, results, strict=True)
+    ]
+
+
+async def _run_async(
+    resolved: ResolvedRetriever,
+    batches: list[_Batch],
+    options: RunOptions,
+    workers: int,
+    progress: Progress | None,
+) -> list[_Done]:
+    total = len(batches)
+    results: list[_Done | None] = [None] * total
+    indices = iter(range(total))
+    finished = 0
+
+    async def worker() -> None:
+        nonlocal finished
+        for index in indices:
+            results[index] = await _call_async(resolved, options, total, batches[index])
+            finished += 1
+            if progress is not None:
+                progress(finished, total)
+
+    await asyncio.gather(*(worker() for _ in range(min(workers, total))))
+    return [r for r in results if r is not None]
+
+
+def run_batches(
+    retriever: object,
+    queries: Sequence[str],
+    options: RunOptions,
+    batch_size: int,
+    *,
+    progress: Progress | None = None,
+) -> RetrievalRun:
+    """Call the retriever once per batch of up to ``batch_size`` queries: one outcome per
+    query, in query order, and every successful batch's wall time."""
+    resolved = resolve_batch_retriever(retriever, depth=options.k)
+    batches = _split(list(queries), batch_size)
+    auto = options.concurrency == AUTO
+    workers = 1 if auto else int(options.concurrency)
+    choice = ConcurrencyChoice(workers, auto, f"batches of {batch_size} run one at a time")
+
+    def batch_progress(done: int, total: int) -> None:
+        if progress is not None:
+            progress(min(done * batch_size, len(queries)), len(queries))
+
+    shown = batch_progress if progress is not None else None
+    if resolved.is_async:
+        run = functools.partial(_run_async, resolved, batches, options, workers, shown)
+        done = run_blocking(run)
+    else:
+        done = _run_sync(resolved, batches, options, workers, shown)
+    outcomes = [outcome for d in done for outcome in d.outcomes]
+    batch_ms = tuple(d.batch_ms for d in done if d.batch_ms is not None)
+    return RetrievalRun(outcomes, resolved, choice, batch_size=batch_size, batch_ms=batch_ms)
