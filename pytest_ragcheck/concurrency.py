@@ -41,6 +41,9 @@ PROBE_CALLS = 3
 #: Share of the call time spent on the CPU (of what is available) from which a sync
 #: retriever runs serially.
 CPU_BOUND_SHARE = 0.5
+#: Calls shorter than this (ms) run serially under ``"auto"``: threads cannot save more than
+#: they cost, and CPU shares of such short calls are mostly measurement noise.
+FAST_CALL_MS = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +81,8 @@ def choose(calls: Sequence[tuple[float, float]], *, available: float = 1.0) -> C
     share = sum(c for _, c in measured) / wall if wall > 0 else 1.0
     busy = f", {available:.0%} of a core free" if available < 1.0 else ""
     per_call = f"{wall / len(measured):.1f} ms per call, {min(share, 1.0):.0%} of it on the CPU"
+    if wall / len(measured) < FAST_CALL_MS:
+        return ConcurrencyChoice(1, True, f"fast: {wall / len(measured):.2f} ms per call")
     if share >= CPU_BOUND_SHARE * available:
         return ConcurrencyChoice(1, True, f"CPU-bound: {per_call}{busy}")
     return ConcurrencyChoice(AUTO_WORKERS, True, f"I/O-bound: {per_call}{busy}")

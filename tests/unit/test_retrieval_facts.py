@@ -203,6 +203,11 @@ def test_choose_serial_for_cpu_bound_and_parallel_for_waiting() -> None:
     assert choose([(20.0, 0.1), (20.0, 0.2)]) == ConcurrencyChoice(
         AUTO_WORKERS, True, "I/O-bound: 20.0 ms per call, 1% of it on the CPU"
     )
+    # A call under a millisecond runs serially whatever its CPU share (noise at that scale).
+    assert choose([(0.4, 0.0), (0.3, 0.01), (0.5, 0.0)]) == ConcurrencyChoice(
+        1, True, "fast: 0.40 ms per call"
+    )
+    assert choose([(1.0, 0.0), (1.0, 0.0)]).workers == AUTO_WORKERS
     # On a loaded machine a CPU-bound call gets a fifth of a core: still CPU-bound.
     assert choose([(50.0, 10.0), (50.0, 10.0)], available=0.2).workers == 1
     assert choose([(50.0, 1.0), (50.0, 1.0)], available=0.2).workers == AUTO_WORKERS
