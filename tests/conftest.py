@@ -6,6 +6,9 @@ run (``[]`` or ``["-n", "2"]``); see ``tests/harness.py`` for what ``suite`` can
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+
 # litellm imports the importlib_metadata backport, which hooks a finder into sys.meta_path;
 # first imported inside an in-process run, the module is dropped but the finder stays, and
 # later runs find no plugin entry points. Imported here, it lives for the whole session.
@@ -18,6 +21,45 @@ import numpy  # noqa: F401
 import pydantic  # noqa: F401
 import pytest
 from harness import RUN_MODES, Suite
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Longest tests first: ``-n auto`` workers then end on short tests, together.
+
+    The ``slow`` tests (a pytest-xdist session or the example suite each run) start first,
+    then the other tests that run pytest sessions (pytester), then the rest; each group keeps
+    pytest's order.
+    """
+
+    def cost(item: pytest.Item) -> int:
+        if item.get_closest_marker("slow"):
+            return 0
+        return 1 if "pytester" in getattr(item, "fixturenames", ()) else 2
+
+    items.sort(key=cost)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _bytecode_cache_for_child_interpreters(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """Let the Python processes that tests start cache bytecode, in a temporary folder.
+
+    With ``PYTHONDONTWRITEBYTECODE`` set, every one of them (pytest-xdist workers of inner
+    runs, subprocess runs) would compile this package and rewrite the pytest plugins again:
+    about half a second of CPU per process. ``PYTHONPYCACHEPREFIX`` keeps the cache out of
+    the source tree; it is shared by this session's workers and removed with its temp folder.
+    """
+    if not sys.dont_write_bytecode:
+        yield
+        return
+    base = tmp_path_factory.getbasetemp()
+    # A worker's temp folder is inside the session's (``popen-gw0``): share the parent.
+    folder = (base.parent if hasattr(request.config, "workerinput") else base) / "pycache"
+    with pytest.MonkeyPatch.context() as env:
+        env.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+        env.setenv("PYTHONPYCACHEPREFIX", str(folder))
+        yield
 
 
 @pytest.fixture(params=RUN_MODES)

@@ -11,6 +11,8 @@ import importlib.metadata
 import pytest
 from harness import SERIAL_ONLY, Suite, ragcheck_module
 
+import pytest_ragcheck.baseline
+
 SYRUPY_MAJOR = int(importlib.metadata.version("syrupy").split(".")[0])
 CRASHING = {
     "test_call_crash": """
@@ -121,9 +123,10 @@ def test_crashed_tests_keep_their_baselines(suite, run_mode, monkeypatch) -> Non
 def test_without_the_protection_syrupy_would_delete_them(suite, run_mode, monkeypatch) -> None:
     """The control: the crash-safety hook is what keeps the files (not luck or selection)."""
     created = crash_project(suite)
-    suite.retriever(
-        extra="\nimport pytest_ragcheck.baseline as _b\n_b.keep_baselines = lambda item: 0\n"
-    )
+    # The run is in this process and uses this module (imported above, before any run):
+    # patched here, it is restored after the test. A patch from the project's conftest would
+    # outlive the run and break the later runs of this process.
+    monkeypatch.setattr(pytest_ragcheck.baseline, "keep_baselines", lambda item: 0)
     monkeypatch.setenv("RAGCHECK_TEST_CRASH", "1")
     result = suite.run("--snapshot-update", *run_mode)
     after = suite.snapshots()
