@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 import pytest
-from harness import Suite
+from harness import SERIAL_ONLY, Suite
 from judge_fixtures import JUDGE_MODEL
 from judge_server import JudgeServer
 
@@ -93,6 +93,9 @@ def _baseline(suite: Suite) -> dict[str, Any]:
     return json.loads(suite.snapshots()[name])  # type: ignore[no-any-return]
 
 
+# Not about processes: pytest-xdist is covered by
+# test_report_formats.py::test_json_markdown_and_html_reports[xdist].
+@SERIAL_ONLY
 @pytest.mark.usefixtures("litellm_preloaded")
 def test_gate_on_faithfulness_and_token_f1_then_catch_invented_claims(
     suite: Suite, run_mode: list[str], judge_server: JudgeServer

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from harness import SERIAL_ONLY
+
 RETRIEVERS = """
 import asyncio
 
@@ -32,6 +34,9 @@ EXPECTED = """
 """
 
 
+# Not about processes: pytest-xdist is covered by
+# test_summary.py::test_summary_after_a_regression[xdist].
+@SERIAL_ONLY
 def test_async_retrievers_and_pytest_asyncio_tests(suite, run_mode):
     suite.make(
         dedent(

@@ -60,6 +60,9 @@ def _path(root: Path, name: str) -> Path:
     return root / f"__snapshots__/test_{name}/test_{name}[ragcheck].json"
 
 
+# Not about processes: pytest-xdist is covered by
+# test_baseline_lifecycle.py::test_baseline_life_cycle[xdist].
+@SERIAL_ONLY
 def test_damaged_baselines_fail_clearly_and_update_repairs_them(suite, run_mode) -> None:
     root = suite.path
     suite.golden()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
+from harness import SERIAL_ONLY
+
 CASES = [
     {"id": f"s{i:02d}", "query": f"question {i}", "expected_ids": [f"d{i}"]} for i in range(10)
 ]
@@ -59,6 +61,9 @@ def test_real_gated(ragcheck, real):
 """
 
 
+# Not about processes: pytest-xdist is covered by
+# test_baseline_lifecycle.py::test_baseline_life_cycle[xdist].
+@SERIAL_ONLY
 def test_significance_gate(suite, run_mode, monkeypatch) -> None:
     suite.golden(CASES)
     suite.pytester.makeconftest(textwrap.dedent(CONFTEST))

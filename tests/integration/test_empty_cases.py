@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from harness import ragcheck_module
+from harness import SERIAL_ONLY, ragcheck_module
 
 CASES = [
     {"id": "q1", "query": "what is alpha", "expected_ids": ["a"]},
@@ -39,6 +39,9 @@ def test_error_is_the_default(suite, extra):
     assert "empty='zero'" in text
 
 
+# Not about processes: pytest-xdist is covered by
+# test_summary.py::test_summary_after_a_regression[xdist].
+@SERIAL_ONLY
 def test_skip_excludes_them(suite, run_mode):
     # Both remaining cases find their document first; the empty ones are reported, not scored.
     _suite(suite, ", empty='skip'", mrr=1.0, statuses=["ok", "ok", "skipped", "skipped"])

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from harness import SERIAL_ONLY
 
+
+# Not about processes: pytest-xdist is covered by
+# test_summary.py::test_summary_after_a_regression[xdist].
+@SERIAL_ONLY
 def test_overrides_win_and_are_validated(suite, run_mode):
     suite.make("""
         from pytest_ragcheck import ragcheck

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from harness import ragcheck_module
+from harness import SERIAL_ONLY, ragcheck_module
 
 GOOD = json.dumps({"id": "q1", "query": "what is alpha", "expected_ids": ["a"]})
 
@@ -71,6 +71,9 @@ def test_bad_jsonl(suite, content, expected):
         assert fragment in text
 
 
+# Not about processes: pytest-xdist is covered by
+# test_summary.py::test_summary_after_a_regression[xdist].
+@SERIAL_ONLY
 def test_bad_golden_sets_in_one_session(suite, run_mode):
     """A malformed .json list, an unknown field and a missing file, each in its own module."""
     suite.write(

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from harness import Suite
+from harness import SERIAL_ONLY, Suite
 from judge_fixtures import JUDGE_MODEL
 from judge_server import JudgeServer
 
@@ -140,6 +140,9 @@ def test_a_partial_run_prunes_nothing(
     assert _entries(recorded) == before
 
 
+# Not about processes: pytest-xdist is covered by
+# test_prune_deletes_exactly_the_unused_entries[xdist].
+@SERIAL_ONLY
 def test_a_failing_run_prunes_nothing(suite: Suite, recorded: Path, run_mode: list[str]) -> None:
     before = _entries(recorded)
     suite.test("def test_unrelated():\n    assert False\n", name="test_other")

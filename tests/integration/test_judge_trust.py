@@ -183,6 +183,10 @@ FLIPPED: dict[str, list[Doc]] = {
 }
 
 
+# Not about processes: pytest-xdist is covered by
+# test_proposals_hold_exactly_the_unlabelled_judged_documents and
+# test_judge_plugin.py::test_record_then_replay_from_the_cache_without_litellm[xdist].
+@SERIAL_ONLY
 def test_a_judge_that_flips_40_percent_fails_min_judge_kappa(
     suite: Suite, run_mode: list[str], judge_server: JudgeServer
 ) -> None:
@@ -310,6 +314,10 @@ def test_proposals_hold_exactly_the_unlabelled_judged_documents(
     )
 
 
+# Not about processes: pytest-xdist is covered by
+# test_proposals_hold_exactly_the_unlabelled_judged_documents and
+# test_judge_plugin.py::test_record_then_replay_from_the_cache_without_litellm[xdist].
+@SERIAL_ONLY
 def test_an_echoed_key_appears_in_no_output(
     suite: Suite,
     run_mode: list[str],

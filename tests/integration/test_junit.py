@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from harness import SERIAL_ONLY
+
 TESTS = """
 from pytest_ragcheck import ragcheck
 
@@ -15,6 +17,9 @@ def test_plain(ragcheck, retriever):
 """
 
 
+# Not about processes: pytest-xdist is covered by
+# test_user_properties.py::test_junitxml_has_metric_properties[xdist].
+@SERIAL_ONLY
 def test_baseline_and_delta_properties(suite, run_mode):
     _check(suite, *run_mode)  # junit_family=xunit2, pytest's default
 

@@ -7,7 +7,7 @@ error shown by the controller; in both modes no test of the session runs.
 from __future__ import annotations
 
 import pytest
-from harness import ragcheck_module
+from harness import SERIAL_ONLY, ragcheck_module
 
 
 def _module(keywords: str, function: str = "test_rag") -> str:
@@ -38,6 +38,9 @@ def _assert_usage_error(suite, result, run_mode):
     suite.assert_clean(result)
 
 
+# Not about processes: pytest-xdist is covered by
+# test_summary.py::test_summary_after_a_regression[xdist].
+@SERIAL_ONLY
 def test_unknown_metric_and_keyword(suite, run_mode):
     suite.make(_module("min_mrrr=0.5"))
     suite.test(_module("kk=5", function="test_kw"), name="test_kw")

@@ -54,6 +54,9 @@ WORSE = {
 FAQ = ragcheck_module('"golden.jsonl", k=3, metrics=["mrr", "recall@5"]', function="test_faq")
 
 
+# Not about processes: pytest-xdist is covered by
+# test_baseline_lifecycle.py::test_baseline_life_cycle[xdist].
+@SERIAL_ONLY
 def test_a_growing_golden_set_keeps_its_regression_check(suite, run_mode) -> None:
     # 1. Record on ten cases: one line per case, in natural order, with hash, hits and values.
     suite.make(FAQ, cases=cases(range(1, 11)), rankings=rankings(range(1, 11)))
@@ -170,6 +173,9 @@ TAG_BASELINE = rankings(range(1, 31), {i: ["x", f"d{i}"] for i in range(21, 31)}
 TAG_SHIFTED = rankings(range(1, 31), {i: ["x", f"d{i}"] for i in range(1, 11)})
 
 
+# Not about processes: pytest-xdist is covered by
+# test_baseline_lifecycle.py::test_baseline_life_cycle[xdist].
+@SERIAL_ONLY
 def test_a_regression_in_one_tag_fails_naming_the_tag(suite, run_mode) -> None:
     suite.make(TAGGED, cases=tagged_cases(), rankings=TAG_BASELINE)
     suite.update_baselines().assert_outcomes(passed=1)
@@ -219,6 +225,9 @@ def test_per_tag_says_plainly_when_no_tag_is_large_enough(suite, run_mode) -> No
     suite.assert_clean(result)
 
 
+# Not about processes: pytest-xdist is covered by
+# test_baseline_lifecycle.py::test_baseline_life_cycle[xdist].
+@SERIAL_ONLY
 def test_four_of_twelve_cases_dropping_fail_by_tolerance_alone(suite, run_mode) -> None:
     """Four changed cases cannot reach p ≤ 0.05 (2**-4 = 0.0625): the tolerance decides."""
     ids = range(1, 13)
@@ -256,6 +265,9 @@ def to_version_1(text: str) -> str:
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
+# Not about processes: pytest-xdist is covered by
+# test_baseline_lifecycle.py::test_baseline_life_cycle[xdist].
+@SERIAL_ONLY
 def test_a_baseline_written_by_0_1_keeps_working(suite, run_mode) -> None:
     ten = cases(range(1, 11))
     suite.make(FAQ, cases=ten, rankings=rankings(range(1, 11)))
@@ -302,6 +314,9 @@ def test_a_baseline_written_by_0_1_keeps_working(suite, run_mode) -> None:
     assert suite.read_json(SNAPSHOT)["schema_version"] == 2
 
 
+# Not about processes: pytest-xdist is covered by
+# test_baseline_lifecycle.py::test_baseline_life_cycle[xdist].
+@SERIAL_ONLY
 def test_hits_of_whole_ranking_metrics_are_capped(suite, run_mode) -> None:
     """``@all`` reads the whole ranking: the stored ids stop at ``ragcheck_baseline_max_hits``."""
     suite.ini(ragcheck_baseline_max_hits="4")

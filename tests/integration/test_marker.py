@@ -8,6 +8,7 @@ relevant document is ranked first, so at k=2 hit rate, MRR and recall are 1 and 
 from __future__ import annotations
 
 import pytest
+from harness import SERIAL_ONLY
 
 
 def test_newcomer_flow_passes(suite, run_mode):
@@ -75,6 +76,8 @@ def test_positional_and_keyword_cases_are_the_same(suite):
     suite.run().assert_outcomes(passed=2)
 
 
+# Not about processes: pytest-xdist is covered by test_newcomer_flow_passes[xdist].
+@SERIAL_ONLY
 def test_class_method_and_parametrized_markers(suite, run_mode):
     # q1 finds its document at rank 2 only, q2 not at all: MRR@2 = (1/2 + 0 + 1 + 1) / 4.
     # Parametrized tests: each parameter is its own test with its own result.

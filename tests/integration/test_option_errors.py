@@ -9,6 +9,7 @@ values and give every test the same defaults.
 from __future__ import annotations
 
 import pytest
+from harness import RUN_MODES
 
 RAGCHECK_TEST = """
 from pytest_ragcheck import ragcheck
@@ -80,6 +81,18 @@ BAD_VALUES = [
 ]
 
 
+def _in_run_modes(values: list) -> list:
+    """``run_mode`` with each bad value: all of them in one process, the first two (one from
+    the command line, one from the ini file) under pytest-xdist too, where the controller
+    reads every option in the same place before any worker starts."""
+    serial, xdist = RUN_MODES
+    return [
+        pytest.param(*mode.values, *value.values, id=f"{mode.id}-{value.id}", marks=mode.marks)
+        for mode in (serial, xdist)
+        for value in (values if mode is serial else values[:2])
+    ]
+
+
 def _assert_usage_error(suite, result, expected: str) -> None:
     text = suite.text(result)
     assert result.ret == pytest.ExitCode.USAGE_ERROR, text
@@ -90,14 +103,14 @@ def _assert_usage_error(suite, result, expected: str) -> None:
     suite.assert_clean(result)
 
 
-@pytest.mark.parametrize(("args", "ini", "expected"), BAD_VALUES)
+@pytest.mark.parametrize(("run_mode", "args", "ini", "expected"), _in_run_modes(BAD_VALUES))
 def test_bad_value_without_ragcheck_tests(suite, run_mode, args, ini, expected):
     suite.ini(**ini)
     suite.test(PLAIN_TEST)
     _assert_usage_error(suite, suite.run(*run_mode, *args), expected)
 
 
-@pytest.mark.parametrize(("args", "ini", "expected"), BAD_VALUES[:2])
+@pytest.mark.parametrize(("run_mode", "args", "ini", "expected"), _in_run_modes(BAD_VALUES[:2]))
 def test_bad_value_with_ragcheck_tests(suite, run_mode, args, ini, expected):
     suite.golden()
     suite.retriever()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from harness import ragcheck_module
+from harness import SERIAL_ONLY, ragcheck_module
 
 GENERATED_IDS = """
 import uuid
@@ -26,6 +26,9 @@ def store_retriever(query):
 """
 
 
+# Not about processes: pytest-xdist is covered by
+# test_summary.py::test_summary_after_a_regression[xdist].
+@SERIAL_ONLY
 def test_ids_that_match_nothing_fail_with_the_fix(suite, run_mode):
     suite.make(
         ragcheck_module('"golden.jsonl", k=2, baseline=False', body="ragcheck(store_retriever)")

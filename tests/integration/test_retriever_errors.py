@@ -4,6 +4,7 @@ other case is still evaluated and reported."""
 from __future__ import annotations
 
 import pytest
+from harness import SERIAL_ONLY
 
 TEST = """
 from conftest import {name}
@@ -93,6 +94,9 @@ def test_bad_return_values_fail_every_case(suite, name, expected):
     result.stdout.fnmatch_lines(["  4 cases: TypeError: *", "    q1, q2, q3, q4"])
 
 
+# Not about processes: pytest-xdist is covered by
+# test_summary.py::test_summary_after_a_regression[xdist].
+@SERIAL_ONLY
 def test_raising_and_hanging_cases_fail_and_others_are_evaluated(suite, run_mode):
     suite.make(TEST.format(name="raises_on_beta", extra=""), extra=RETRIEVERS, name="test_raises")
     suite.test(TEST.format(name="hangs_on_beta", extra=", timeout=0.3"), name="test_hangs")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from harness import REGRESSED_FLOOR_PLAIN as TESTS
+from harness import SERIAL_ONLY
 
 
 def _summary(text: str) -> list[str]:
@@ -79,6 +80,10 @@ def test_quiet_summary_is_one_line_per_test(suite):
     ]
 
 
+# Not about processes: pytest-xdist is covered by
+# test_option_errors.py::test_every_process_gets_the_same_defaults and
+# test_summary.py::test_summary_after_a_regression[xdist].
+@SERIAL_ONLY
 def test_no_summary_option_and_ini(suite, run_mode):
     suite.make(TESTS)
     result = suite.run(*run_mode, "--ragcheck-no-summary", "-k", "plain")

@@ -3,6 +3,8 @@ collapsing; each span is one relevant item found at the first hit containing it.
 
 from __future__ import annotations
 
+from harness import SERIAL_ONLY
+
 CASES = [
     {
         "id": "paris",
@@ -35,6 +37,9 @@ def spans(query):
 """
 
 
+# Not about processes: pytest-xdist is covered by
+# test_summary.py::test_summary_after_a_regression[xdist].
+@SERIAL_ONLY
 def test_span_matching(suite, run_mode):
     suite.make(
         """

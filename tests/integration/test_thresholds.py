@@ -18,7 +18,7 @@ mean            0.625   0.625      0.75    0.375
 from __future__ import annotations
 
 import pytest
-from harness import ragcheck_module
+from harness import SERIAL_ONLY, ragcheck_module
 
 WEAK = {
     "what is alpha": ["x", "a"],
@@ -56,6 +56,9 @@ def test_floors_met_pass(suite, keywords):
     result.stdout.fnmatch_lines(["*REACHED-AFTER-CALL*"])
 
 
+# Not about processes: pytest-xdist is covered by
+# test_summary.py::test_summary_after_a_regression[xdist].
+@SERIAL_ONLY
 def test_violated_bounds_fail_with_one_message(suite, run_mode):
     _suite(
         suite,
