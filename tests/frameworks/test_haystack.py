@@ -6,32 +6,30 @@ An ``InMemoryDocumentStore`` read by ``InMemoryBM25Retriever`` and, in a ``Pipel
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
-
-pytest.importorskip(
-    "haystack", reason="Haystack tests need the frameworks extra: pip install -e '.[frameworks]'"
-)
-
 from corpus import cases, collection, embed, haystack_text_embedder, hit_ids
-from haystack import Document, Pipeline
-from haystack.components.joiners import DocumentJoiner
-from haystack.components.retrievers.in_memory import (
-    InMemoryBM25Retriever,
-    InMemoryEmbeddingRetriever,
-)
-from haystack.document_stores.in_memory import InMemoryDocumentStore
 
 from pytest_ragcheck import evaluate
 from pytest_ragcheck.config import build_settings
 from pytest_ragcheck.errors import RetrieverError
 from pytest_ragcheck.policy import check_floors
 
+if TYPE_CHECKING:
+    from haystack import Pipeline
+    from haystack.document_stores.in_memory import InMemoryDocumentStore
+
+# Haystack is imported by the tests that use it, not when every pytest-xdist worker collects.
 CASES = cases(12)
 
 
 @pytest.fixture(scope="module")
 def store() -> InMemoryDocumentStore:
     """Documents with their id in ``meta``: Haystack names each by a hash of its content."""
+    from haystack import Document
+    from haystack.document_stores.in_memory import InMemoryDocumentStore
+
     store = InMemoryDocumentStore()
     store.write_documents(
         [
@@ -43,6 +41,8 @@ def store() -> InMemoryDocumentStore:
 
 
 def expected(store: InMemoryDocumentStore, k: int) -> dict[str, list[str]]:
+    from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+
     retriever = InMemoryBM25Retriever(store)
     return {
         c["id"]: [d.meta["doc_id"] for d in retriever.run(query=c["query"], top_k=k)["documents"]]
@@ -51,6 +51,8 @@ def expected(store: InMemoryDocumentStore, k: int) -> dict[str, list[str]]:
 
 
 def test_bm25_gets_the_largest_cutoff_as_top_k(store):
+    from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+
     result = evaluate(
         InMemoryBM25Retriever(store, top_k=5),
         CASES,
@@ -66,6 +68,8 @@ def test_bm25_gets_the_largest_cutoff_as_top_k(store):
 
 
 def test_content_hash_ids_fail_with_the_fix(store):
+    from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+
     result = evaluate(InMemoryBM25Retriever(store), CASES, k=10)
     (problem,) = check_floors(result, build_settings({"k": 10})).problems
     assert "content hashes" in problem
@@ -73,6 +77,10 @@ def test_content_hash_ids_fail_with_the_fix(store):
 
 
 def test_documents_with_their_own_id_need_no_id_key():
+    from haystack import Document
+    from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+    from haystack.document_stores.in_memory import InMemoryDocumentStore
+
     store = InMemoryDocumentStore()
     store.write_documents(
         [Document(id=doc_id, content=text) for doc_id, text in collection().corpus.items()]
@@ -83,6 +91,8 @@ def test_documents_with_their_own_id_need_no_id_key():
 
 
 def test_run_async_reads_the_same(store):
+    from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+
     retriever = InMemoryBM25Retriever(store)
     result = evaluate(retriever.run_async, CASES, k=10, id_key="doc_id")
     assert result.info["retrieval"]["retriever"] == (
@@ -92,6 +102,9 @@ def test_run_async_reads_the_same(store):
 
 
 def _dense(store: InMemoryDocumentStore) -> Pipeline:
+    from haystack import Pipeline
+    from haystack.components.retrievers.in_memory import InMemoryEmbeddingRetriever
+
     pipe = Pipeline()
     pipe.add_component("embedder", haystack_text_embedder()())
     pipe.add_component("retriever", InMemoryEmbeddingRetriever(store))
@@ -101,6 +114,8 @@ def _dense(store: InMemoryDocumentStore) -> Pipeline:
 
 @pytest.mark.parametrize("method", ["run", "run_async"])
 def test_a_pipeline_is_called_with_the_query_and_top_k(store, method):
+    from haystack.components.retrievers.in_memory import InMemoryEmbeddingRetriever
+
     pipe = _dense(store)
     retriever = pipe if method == "run" else pipe.run_async
     result = evaluate(retriever, CASES, k=10, metrics=["mrr", "recall@20"], id_key="doc_id")
@@ -116,6 +131,9 @@ def test_a_pipeline_is_called_with_the_query_and_top_k(store, method):
 
 
 def test_a_hybrid_pipeline_sends_the_query_to_every_text_input(store):
+    from haystack.components.joiners import DocumentJoiner
+    from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+
     pipe = _dense(store)
     pipe.add_component("bm25", InMemoryBM25Retriever(store))
     pipe.add_component("joiner", DocumentJoiner(join_mode="reciprocal_rank_fusion"))
@@ -128,6 +146,9 @@ def test_a_hybrid_pipeline_sends_the_query_to_every_text_input(store):
 
 
 def test_an_ambiguous_pipeline_gets_the_one_line_wrapper(store):
+    from haystack import Pipeline
+    from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+
     pipe = Pipeline()
     pipe.add_component("a", InMemoryBM25Retriever(store))
     pipe.add_component("b", InMemoryBM25Retriever(store))

@@ -6,58 +6,60 @@ their id in ``metadata["doc_id"]`` and the store gives each a random UUID.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-
-pytest.importorskip(
-    "langchain_core",
-    reason="LangChain tests need the frameworks extra: pip install -e '.[frameworks]'",
-)
-
 from bm25 import BM25
 from corpus import cases, collection, hit_ids, langchain_embeddings
-from langchain_core.callbacks import CallbackManagerForRetrieverRun
-from langchain_core.documents import Document
-from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables import RunnableLambda
-from langchain_core.vectorstores import InMemoryVectorStore
 
 from pytest_ragcheck import evaluate
 from pytest_ragcheck.config import build_settings
 from pytest_ragcheck.policy import check_floors
 
+if TYPE_CHECKING:
+    from langchain_core.vectorstores import InMemoryVectorStore
+
+# LangChain is imported by the tests that use it, not when every pytest-xdist worker collects.
 CASES = cases(12)
 
 
-class CranfieldBM25(BaseRetriever):
-    """A custom retriever as teams write them: its depth is a field, set at construction."""
+@pytest.fixture(scope="module")
+def custom() -> tuple[type[Any], type[Any]]:
+    """Two custom retrievers as teams write them: ``CranfieldBM25`` has its depth as a field,
+    set at construction; ``CranfieldBM25PerCall`` takes ``k`` per call (``invoke(query, k=...)``
+    reaches it)."""
+    from langchain_core.callbacks import CallbackManagerForRetrieverRun
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
 
-    index: Any
-    k: int = 4
+    class CranfieldBM25(BaseRetriever):
+        index: Any
+        k: int = 4
 
-    def _get_relevant_documents(
-        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
-    ) -> list[Document]:
-        return [
-            Document(page_content="", metadata={"doc_id": doc})
-            for doc in self.index.search(query, self.k)
-        ]
+        def _get_relevant_documents(
+            self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+        ) -> list[Document]:
+            return [
+                Document(page_content="", metadata={"doc_id": doc})
+                for doc in self.index.search(query, self.k)
+            ]
 
+    class CranfieldBM25PerCall(BaseRetriever):
+        index: Any
 
-class CranfieldBM25PerCall(BaseRetriever):
-    """The same with ``k`` per call: ``invoke(query, k=...)`` reaches it."""
+        def _get_relevant_documents(
+            self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int = 4
+        ) -> list[Document]:
+            return [Document(page_content="", id=doc) for doc in self.index.search(query, k)]
 
-    index: Any
-
-    def _get_relevant_documents(
-        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int = 4
-    ) -> list[Document]:
-        return [Document(page_content="", id=doc) for doc in self.index.search(query, k)]
+    return CranfieldBM25, CranfieldBM25PerCall
 
 
 @pytest.fixture(scope="module")
 def store() -> InMemoryVectorStore:
+    from langchain_core.documents import Document
+    from langchain_core.vectorstores import InMemoryVectorStore
+
     store = InMemoryVectorStore(embedding=langchain_embeddings())
     store.add_documents(
         [
@@ -141,6 +143,8 @@ def test_async_variants_read_the_same(store):
 
 
 def test_a_chain_ending_in_documents(store):
+    from langchain_core.runnables import RunnableLambda
+
     first = store.as_retriever() | RunnableLambda(lambda docs: docs)
     result = evaluate(first, CASES, k=10, id_key="doc_id")
     assert result.info["retrieval"]["max_hits"] == 10  # k goes to the chain's first step
@@ -154,7 +158,8 @@ def test_a_chain_ending_in_documents(store):
     )
 
 
-def test_a_custom_retriever_with_a_k_field_is_told_what_to_change(bm25):
+def test_a_custom_retriever_with_a_k_field_is_told_what_to_change(bm25, custom):
+    CranfieldBM25, CranfieldBM25PerCall = custom
     result = evaluate(CranfieldBM25(index=bm25), CASES, k=10, metrics=["mrr", "recall@20"])
     info = result.info["retrieval"]
     assert info["shortfall"] == (
@@ -172,7 +177,8 @@ def test_a_custom_retriever_with_a_k_field_is_told_what_to_change(bm25):
     assert hit_ids(per_call, CASES[0]["id"]) == list(bm25.search(CASES[0]["query"], 10))
 
 
-def test_in_process_bm25_runs_serially_by_default(bm25):
+def test_in_process_bm25_runs_serially_by_default(bm25, custom):
+    CranfieldBM25, _ = custom
     result = evaluate(CranfieldBM25(index=bm25, k=10), CASES, k=10)
     info = result.info["retrieval"]
     assert (info["concurrency"], info["concurrency_auto"]) == (1, True)

@@ -6,26 +6,27 @@ nodes carry the document id in ``metadata["doc_id"]`` and get a random UUID as `
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
-
-pytest.importorskip(
-    "llama_index.core",
-    reason="LlamaIndex tests need the frameworks extra: pip install -e '.[frameworks]'",
-)
-
 from corpus import cases, collection, hit_ids, llamaindex_embedding
-from llama_index.core import VectorStoreIndex
-from llama_index.core.schema import TextNode
 
 from pytest_ragcheck import evaluate
 from pytest_ragcheck.config import build_settings
 from pytest_ragcheck.policy import check_floors
 
+if TYPE_CHECKING:
+    from llama_index.core import VectorStoreIndex
+
+# LlamaIndex is imported by the tests that use it, not when every pytest-xdist worker collects.
 CASES = cases(12)
 
 
 @pytest.fixture(scope="module")
 def index() -> VectorStoreIndex:
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.schema import TextNode
+
     nodes = [
         TextNode(text=text, metadata={"doc_id": doc_id})
         for doc_id, text in collection().corpus.items()
@@ -85,6 +86,9 @@ def test_aretrieve_reads_the_same(index):
 
 
 def test_nodes_created_with_the_document_id_need_no_id_key():
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.schema import TextNode
+
     nodes = [TextNode(id_=doc_id, text=text) for doc_id, text in collection().corpus.items()]
     index = VectorStoreIndex(nodes, embed_model=llamaindex_embedding())
     result = evaluate(index, CASES[:4], k=10)

@@ -17,7 +17,6 @@ from harness import SERIAL_ONLY, Suite
 from judge_fixtures import JUDGE_MODEL
 from judge_server import JudgeServer
 from kappa_reference import fleiss_cohen_everitt, quadratic_weights
-from sklearn.metrics import cohen_kappa_score
 
 from pytest_ragcheck.judge.agreement import Z95
 from pytest_ragcheck.redact import MARKER
@@ -121,6 +120,8 @@ AGREEMENT: dict[str, list[Doc]] = {
 def test_kappa_interval_and_confusion_matrix_equal_an_independent_computation(
     suite: Suite, run_mode: list[str], judge_server: JudgeServer
 ) -> None:
+    from sklearn.metrics import cohen_kappa_score  # here: ~2 s to import, for this test only
+
     _project(
         suite,
         AGREEMENT,
