@@ -43,12 +43,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def _bytecode_cache_for_child_interpreters(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[None]:
-    """Let the Python processes that tests start cache bytecode, in a temporary folder.
+    """Let this process and the Python processes that tests start cache bytecode, in a
+    temporary folder.
 
     With ``PYTHONDONTWRITEBYTECODE`` set, every one of them (pytest-xdist workers of inner
     runs, subprocess runs) would compile this package and rewrite the pytest plugins again:
-    about half a second of CPU per process. ``PYTHONPYCACHEPREFIX`` keeps the cache out of
-    the source tree; it is shared by this session's workers and removed with its temp folder.
+    about half a second of CPU per process. So would every in-process pytester run, which
+    drops the modules it imported, this package's among them: pytest rewrites the asserts of
+    its ~50 modules again each time. ``PYTHONPYCACHEPREFIX`` and ``sys.pycache_prefix`` keep
+    the cache out of the source tree; it is shared by this session's workers and removed with
+    its temp folder.
     """
     if not sys.dont_write_bytecode:
         yield
@@ -59,6 +63,8 @@ def _bytecode_cache_for_child_interpreters(
     with pytest.MonkeyPatch.context() as env:
         env.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
         env.setenv("PYTHONPYCACHEPREFIX", str(folder))
+        env.setattr(sys, "dont_write_bytecode", False)
+        env.setattr(sys, "pycache_prefix", str(folder))
         yield
 
 

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 
 import pytest
 import sacrebleu
-from rouge_score import rouge_scorer
 
 from pytest_ragcheck.answers.lexical import bleu, exact_match, lcs_length, rouge_l, token_f1
 from pytest_ragcheck.answers.text import answer_tokens, rouge_tokens
@@ -204,6 +203,8 @@ def test_bleu_equals_sacrebleu_zh_on_chinese() -> None:
 
 
 def test_rouge_l_equals_rouge_score_on_english() -> None:
+    from rouge_score import rouge_scorer  # imports nltk (~2½ s): only where it is used
+
     scorer = rouge_scorer.RougeScorer(["rougeL"])
     for answer, refs in ENGLISH:
         expected = max(scorer.score(r, answer)["rougeL"].fmeasure for r in refs)
@@ -219,6 +220,8 @@ class _PerCharacter:
 
 
 def test_rouge_l_on_chinese_is_rouge_score_with_per_character_tokens() -> None:
+    from rouge_score import rouge_scorer
+
     plain = rouge_scorer.RougeScorer(["rougeL"])
     scorer = rouge_scorer.RougeScorer(["rougeL"], tokenizer=_PerCharacter())
     differs = 0
