@@ -52,7 +52,8 @@ RUN_MODES = (
     pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow),
 )
 
-#: For a test that takes ``run_mode`` but only needs one process.
+#: For a test that takes ``run_mode`` but only needs one process: its behaviour does not cross
+#: processes, and a comment above it names the test that covers its path under pytest-xdist.
 SERIAL_ONLY = pytest.mark.parametrize("run_mode", [pytest.param([], id="serial")])
 
 #: Modules that importing the plugin, or a session without ragcheck tests, must not load.
