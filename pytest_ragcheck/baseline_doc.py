@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.errors import BaselineError
+from pytest_ragcheck.result import hit_ids
 from pytest_ragcheck.sorting import natural_sorted
 
 if TYPE_CHECKING:
@@ -133,16 +134,17 @@ class BaselineDoc:
         cases: dict[str, dict[str, float]] = {}
         hashes: dict[str, str] = {}
         hits: dict[str, tuple[str, ...]] = {}
+        isfinite = math.isfinite
         for case in result.evaluated:
-            values = {
-                name: _finite_for_storage(case.values[name], name, f"case {case.id!r}")
-                for name in names
-                if name in case.values
-            }
-            if values:
-                cases[case.id] = {n: round_value(v, precision) for n, v in values.items()}
-                hashes[case.id] = known.get(case.id, "")
-                hits[case.id] = tuple(h.id for h in case.hits[:depth])
+            found = case.values
+            present = [(n, found[n]) for n in names if n in found]
+            if not present:
+                continue
+            if not all(type(v) is float and isfinite(v) for _, v in present):  # the rare path
+                present = [(n, _finite_for_storage(v, n, f"case {case.id!r}")) for n, v in present]
+            cases[case.id] = {n: round(v, precision) + 0.0 for n, v in present}  # round_value
+            hashes[case.id] = known.get(case.id, "")
+            hits[case.id] = tuple(hit_ids(case)[:depth])
         aggregates = {
             name: _finite_for_storage(result.metrics.get(name), name, "the aggregate")
             for name in names
