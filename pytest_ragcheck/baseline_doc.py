@@ -274,7 +274,8 @@ class BaselineDoc:
         cases: dict[str, dict[str, float]] = {}
         hashes: dict[str, str] = {}
         hits: dict[str, tuple[str, ...]] = {}
-        for case_id, raw in raw_cases.items():
+        for case_id in list(raw_cases):
+            raw = raw_cases.pop(case_id)  # the parsed form goes as the document grows
             where = f"cases[{case_id!r}]"
             if version >= 2:
                 case_hash, ranked, raw = _case_entry(raw, where=where, fail=fail)
@@ -329,7 +330,7 @@ def _values(raw: object, metrics: list[str], *, where: str, fail: Any) -> dict[s
         and len(raw) == len(metrics)
         and all(type(v := raw.get(m)) is float and math.isfinite(v) for m in metrics)
     ):
-        return {m: raw[m] for m in metrics}
+        return raw if list(raw) == metrics else {m: raw[m] for m in metrics}
     if not isinstance(raw, dict):
         raise fail(f"bad {where} (expected an object of metric -> value, got {type(raw).__name__})")
     missing = [m for m in metrics if m not in raw]
