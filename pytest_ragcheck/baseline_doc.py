@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.errors import BaselineError
+from pytest_ragcheck.result import hit_ids
 from pytest_ragcheck.sorting import natural_sorted
 
 if TYPE_CHECKING:
@@ -133,16 +134,17 @@ class BaselineDoc:
         cases: dict[str, dict[str, float]] = {}
         hashes: dict[str, str] = {}
         hits: dict[str, tuple[str, ...]] = {}
+        isfinite = math.isfinite
         for case in result.evaluated:
-            values = {
-                name: _finite_for_storage(case.values[name], name, f"case {case.id!r}")
-                for name in names
-                if name in case.values
-            }
-            if values:
-                cases[case.id] = {n: round_value(v, precision) for n, v in values.items()}
-                hashes[case.id] = known.get(case.id, "")
-                hits[case.id] = tuple(h.id for h in case.hits[:depth])
+            found = case.values
+            present = [(n, found[n]) for n in names if n in found]
+            if not present:
+                continue
+            if not all(type(v) is float and isfinite(v) for _, v in present):  # the rare path
+                present = [(n, _finite_for_storage(v, n, f"case {case.id!r}")) for n, v in present]
+            cases[case.id] = {n: round(v, precision) + 0.0 for n, v in present}  # round_value
+            hashes[case.id] = known.get(case.id, "")
+            hits[case.id] = tuple(hit_ids(case)[:depth])
         aggregates = {
             name: _finite_for_storage(result.metrics.get(name), name, "the aggregate")
             for name in names
@@ -272,7 +274,8 @@ class BaselineDoc:
         cases: dict[str, dict[str, float]] = {}
         hashes: dict[str, str] = {}
         hits: dict[str, tuple[str, ...]] = {}
-        for case_id, raw in raw_cases.items():
+        for case_id in list(raw_cases):
+            raw = raw_cases.pop(case_id)  # the parsed form goes as the document grows
             where = f"cases[{case_id!r}]"
             if version >= 2:
                 case_hash, ranked, raw = _case_entry(raw, where=where, fail=fail)
@@ -327,7 +330,7 @@ def _values(raw: object, metrics: list[str], *, where: str, fail: Any) -> dict[s
         and len(raw) == len(metrics)
         and all(type(v := raw.get(m)) is float and math.isfinite(v) for m in metrics)
     ):
-        return {m: raw[m] for m in metrics}
+        return raw if list(raw) == metrics else {m: raw[m] for m in metrics}
     if not isinstance(raw, dict):
         raise fail(f"bad {where} (expected an object of metric -> value, got {type(raw).__name__})")
     missing = [m for m in metrics if m not in raw]

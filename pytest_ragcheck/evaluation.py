@@ -122,7 +122,7 @@ def _evaluate(
             rankings.append(ranking)
             relevances.append(relevance)
             span_matches.append(match)
-    del outcomes, run  # the hits live on in the case results; free the runner's copies now
+    del outcomes, run  # the hits live on in the case results
 
     scored = [
         by_id[c.id] for c in to_run if by_id[c.id].status == "ok" or settings.on_error == "zero"
@@ -262,11 +262,7 @@ def _case_result(
             {_SPAN_ID.format(j): 1 for j in range(len(spans))},
             match,
         )
-    grade = relevance.get
-    result.hits = [
-        HitRecord(rank, hit.id, hit.text, hit.score, max(grade(hit.id, 0), 0))
-        for rank, hit in enumerate(hits, 1)
-    ]
+    result._ranked = (hits, relevance)  # HitRecords only when ``hits`` is read
     result.n_relevant = sum(1 for g in relevance.values() if g >= 1)
     return result, [h.id for h in hits], relevance, None
 

@@ -7,7 +7,7 @@ failure message picks the worst cases: all of that reads from here, so a run hap
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -19,8 +19,9 @@ if TYPE_CHECKING:
     import pandas
 
     from pytest_ragcheck.golden import GoldenSet
+    from pytest_ragcheck.hits import Hit
 
-__all__ = ["CaseResult", "HitRecord", "Result"]
+__all__ = ["CaseResult", "HitRecord", "Result", "hit_ids"]
 
 CaseStatus = Literal["ok", "error", "skipped"]
 
@@ -65,6 +66,11 @@ class CaseResult:
     judge_errors: list[str] = field(default_factory=list)
     #: The pipeline's answer (``None`` for a retriever, or a pipeline that gave none).
     answer: str | None = None
+    #: The retriever's hits and the case's grades, until ``hits`` is first read (the JSON
+    #: report's entries are written from them: ``report.cases.case_json``).
+    _ranked: tuple[Sequence[Hit], Mapping[str, int]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -94,6 +100,42 @@ class CaseResult:
             "judge_errors": list(self.judge_errors),
             "answer": self.answer,
         }
+
+
+#: The slot the dataclass made for ``hits``; the property below fronts it.
+_HITS_SLOT: Any = vars(CaseResult)["hits"]
+
+
+def _get_hits(case: CaseResult) -> list[HitRecord]:
+    ranked = case._ranked
+    if ranked is not None:
+        hits, grades = ranked
+        grade = grades.get
+        built = [
+            HitRecord(rank, hit.id, hit.text, hit.score, max(grade(hit.id, 0), 0))
+            for rank, hit in enumerate(hits, 1)
+        ]
+        _HITS_SLOT.__set__(case, built)
+        case._ranked = None
+    found: list[HitRecord] = _HITS_SLOT.__get__(case, CaseResult)
+    return found
+
+
+def _set_hits(case: CaseResult, hits: list[HitRecord]) -> None:
+    case._ranked = None
+    _HITS_SLOT.__set__(case, hits)
+
+
+# ``case.hits`` is a list of HitRecord as ever, but a large run never builds most of them:
+# the runner's hits and the grades are kept (``_ranked``) and turned into records on first
+# read; the hot paths (metrics, baseline, JSON report) read :func:`hit_ids` or ``_ranked``.
+setattr(CaseResult, "hits", property(_get_hits, _set_hits, doc="The hits as HitRecords."))  # noqa: B010 (mypy)
+
+
+def hit_ids(case: CaseResult) -> list[str]:
+    """The ranked ids of ``case`` without building its hit records."""
+    ranked = case._ranked
+    return [h.id for h in (ranked[0] if ranked is not None else case.hits)]
 
 
 @dataclass(slots=True)

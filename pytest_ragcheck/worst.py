@@ -43,7 +43,8 @@ def case_changes(
             drops.append((-worse_by, position, case_id))
     drops.sort()
     chosen = [case_id for _, _, case_id in drops[:limit]]
-    by_id = {c.id: c for c in result.cases if c.id in set(chosen)}
+    wanted = set(chosen)
+    by_id = {c.id: c for c in result.cases if c.id in wanted}
     golden = {c.id: c for c in result.golden.cases} if result.golden is not None else {}
     k = spec.k if spec is not None else result.k
     changes: list[CaseChange] = []

@@ -61,12 +61,14 @@ def apply_output(result: CaseResult, answer: Answer | None, specs: Sequence[Metr
             + ": return {'answer': str, 'contexts': [hits]} (or a LlamaIndex-style response)"
         )
         return
+    if answer is None or answer.has_contexts:  # a plain retriever: its hits are the contexts
+        return
     wants_contexts = [
         s.name
         for s in specs
         if s.kind == "rank" or ("texts" in s.metric.needs and s.kind == "judge")
     ]
-    if answer is not None and not answer.has_contexts and wants_contexts:
+    if wants_contexts:
         result.status = "error"
         result.error = (
             f"the pipeline returned an answer without contexts, but {', '.join(wants_contexts)} "

@@ -29,9 +29,10 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.display import format_value
 from pytest_ragcheck.judge.agreement import Kappa, cohen_kappa
-from pytest_ragcheck.judge.labels import JudgedDoc, judged_docs, label_kind, labels_of
+from pytest_ragcheck.judge.labels import JudgedDoc, judged_docs, label_kind
 from pytest_ragcheck.names import MetricSpec
 from pytest_ragcheck.registry import AGREEMENT_PROMPTS
+from pytest_ragcheck.result import hit_ids
 
 if TYPE_CHECKING:
     from pytest_ragcheck.config import Settings
@@ -115,21 +116,37 @@ def _judged(
     results: Mapping[str, CaseResult],
     settings: Settings,
 ) -> None:
-    """``judged@k`` by the labels rule, for every case matched by id (and an ok retrieval)."""
-    from pytest_ragcheck.metrics.reference import judged
+    """``judged@k`` by the labels rule, for every case matched by id (and an ok retrieval).
 
+    The rule in short (:func:`~pytest_ragcheck.judge.labels.labels_of`): a graded case's
+    labels are its grades, a binary case labels every retrieved id; the share is counted here
+    directly, as :func:`pytest_ragcheck.metrics.reference.judged` would on those labels (hits
+    are already unique), since graded sets get ``judged@k`` by default on every case.
+    """
     specs = [s for s in settings.metrics if s.base == "judged"]
     if not specs and any(label_kind(c) == "graded" for c in cases):
         specs = [MetricSpec("judged", settings.k)]
         trust.specs.extend(specs)
+    if not specs:
+        return
     for case in cases:
         result = results[case.id]
-        ids = [hit.id for hit in result.hits]
-        labels = labels_of(case, ids) if result.status == "ok" else None
+        values = result.values
         for spec in specs:
-            result.values.pop(spec.name, None)  # the rank engine's value knows no labels rule
-            if labels is not None:
-                result.values[spec.name] = judged(ids, labels, spec.k)
+            values.pop(spec.name, None)  # the rank engine's value knows no labels rule
+        kind = label_kind(case)
+        if result.status != "ok" or kind == "none":
+            continue
+        grades = case.relevance_map() if kind == "graded" else None
+        ids = hit_ids(result)
+        for spec in specs:
+            top = ids if spec.k is None else ids[: spec.k]
+            if not top:
+                values[spec.name] = 0.0
+            elif grades is None:  # binary labels: every retrieved id is judged
+                values[spec.name] = 1.0
+            else:
+                values[spec.name] = sum(1 for doc in top if doc in grades) / len(top)
 
 
 def _agreement(

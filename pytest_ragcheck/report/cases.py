@@ -19,6 +19,7 @@ from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pytest_ragcheck.hits import Hit
     from pytest_ragcheck.result import CaseResult
 
 __all__ = [
@@ -116,23 +117,28 @@ def case_entry(case: CaseResult, baseline_values: Mapping[str, float] | None) ->
 def case_json(case: CaseResult, baseline_values: Mapping[str, float] | None) -> str:
     """:func:`case_entry` as JSON text, written directly (no dict per hit: a 200,000-case run
     has millions of hits, and this is the only place their report form is made)."""
-    hits = case.hits
-    shown = hits[:MAX_HITS] if len(hits) > MAX_HITS else hits
-    hit_texts = ",".join(
-        [
-            _HIT
-            % (
-                h.rank,
-                _text(h.id),
-                _text(clip(h.text)),
-                _num(h.score),
-                h.grade,
-                ",".join(map(str, h.spans)),
-                "true" if h.grade > 0 else "false",
-            )
-            for h in shown
-        ]
-    )
+    ranked = case._ranked  # the runner's hits and the grades, while ``case.hits`` is unbuilt
+    if ranked is not None:  # the usual case: no HitRecord was built, none is built here
+        total = len(ranked[0])
+        hit_texts = _ranked_json(ranked[0][:MAX_HITS], ranked[1])
+    else:
+        hits = case.hits
+        total = len(hits)
+        hit_texts = ",".join(
+            [
+                _HIT
+                % (
+                    h.rank,
+                    _text(h.id),
+                    _text(clip(h.text)),
+                    _num(h.score),
+                    h.grade,
+                    ",".join(map(str, h.spans)),
+                    "true" if h.grade > 0 else "false",
+                )
+                for h in hits[:MAX_HITS]
+            ]
+        )
     judge = json.dumps(judge_details(case.judge), **_DUMP) if case.judge else "{}"
     return _CASE % (
         _text(case.id),
@@ -147,12 +153,36 @@ def case_json(case: CaseResult, baseline_values: Mapping[str, float] | None) -> 
         case.duplicates,
         _text(case.mode),
         hit_texts,
-        max(0, len(hits) - MAX_HITS),
+        max(0, total - MAX_HITS),
         judge,
         ",".join([_text(clip(e, QUERY_LIMIT)) for e in case.judge_errors]),
         "null" if baseline_values is None else _floats(baseline_values),
         _text(clip(case.answer)),
     )
+
+
+def _ranked_json(hits: Sequence[Hit], grades: Mapping[str, int]) -> str:
+    """The ``hits`` entries of the runner's hits graded by ``grades`` (as ``HitRecord`` would)."""
+    grade = grades.get
+    isfinite = math.isfinite
+    parts = []
+    for rank, hit in enumerate(hits, 1):
+        found = grade(hit.id, 0)
+        score = hit.score
+        text = hit.text
+        parts.append(
+            _HIT
+            % (
+                rank,
+                encode_basestring(hit.id),
+                _text(clip(text)),
+                "null" if score is None or not isfinite(score) else repr(float(score)),
+                found if found > 0 else 0,
+                "",
+                "true" if found > 0 else "false",
+            )
+        )
+    return ",".join(parts)
 
 
 _DUMP: dict[str, Any] = {"ensure_ascii": False, "allow_nan": False, "separators": (",", ":")}
@@ -176,7 +206,21 @@ def _num(value: float | None) -> str:
 
 
 def _floats(values: Mapping[str, float]) -> str:
-    return "{" + ",".join([f"{_text(str(k))}:{_num(v)}" for k, v in values.items()]) + "}"
+    keys = _KEYS
+    return (
+        "{"
+        + ",".join(
+            [
+                (keys.get(k) or keys.setdefault(k, _text(str(k)) + ":")) + _num(v)
+                for k, v in values.items()
+            ]
+        )
+        + "}"
+    )
+
+
+#: Metric name -> its JSON key text with the colon (the same few names on every case).
+_KEYS: dict[str, str] = {}
 
 
 def pack(entries: Iterable[str], redact: Callable[[str], str]) -> bytes:
