@@ -22,6 +22,16 @@ import pydantic  # noqa: F401
 import pytest
 from harness import RUN_MODES, Suite
 
+# The package's heavier modules, imported before any pytester snapshot for the same reason:
+# otherwise every in-process run imports them again (pydantic models, syrupy, the report).
+import pytest_ragcheck.baseline
+import pytest_ragcheck.evaluation
+import pytest_ragcheck.golden
+import pytest_ragcheck.guard
+import pytest_ragcheck.policy
+import pytest_ragcheck.report.files
+import pytest_ragcheck.report.terminal  # noqa: F401
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Longest tests first: ``-n auto`` workers then end on short tests, together.
