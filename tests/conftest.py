@@ -50,31 +50,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _bytecode_cache_for_child_interpreters(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[None]:
-    """Let this process and the Python processes that tests start cache bytecode, in a
-    temporary folder.
+def _bytecode_cache_for_child_interpreters() -> Iterator[None]:
+    """Let this process and the Python processes that tests start cache bytecode.
 
     With ``PYTHONDONTWRITEBYTECODE`` set, every one of them (pytest-xdist workers of inner
     runs, subprocess runs) would compile this package and rewrite the pytest plugins again:
     about half a second of CPU per process. So would every in-process pytester run, which
-    drops the modules it imported, this package's among them: pytest rewrites the asserts of
-    its ~50 modules again each time. ``PYTHONPYCACHEPREFIX`` and ``sys.pycache_prefix`` keep
-    the cache out of the source tree; it is shared by this session's workers and removed with
-    its temp folder.
+    drops the modules it imported: pytest rewrites the asserts of the package's modules again
+    each time. The cache goes where Python puts it by default (``__pycache__``, ignored by
+    git), so the installed libraries' own bytecode is used as it is: a separate
+    ``PYTHONPYCACHEPREFIX`` would compile every library again (litellm alone: 5 s).
     """
     if not sys.dont_write_bytecode:
         yield
         return
-    base = tmp_path_factory.getbasetemp()
-    # A worker's temp folder is inside the session's (``popen-gw0``): share the parent.
-    folder = (base.parent if hasattr(request.config, "workerinput") else base) / "pycache"
     with pytest.MonkeyPatch.context() as env:
         env.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
-        env.setenv("PYTHONPYCACHEPREFIX", str(folder))
         env.setattr(sys, "dont_write_bytecode", False)
-        env.setattr(sys, "pycache_prefix", str(folder))
         yield
 
 
