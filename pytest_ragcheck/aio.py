@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, TypeVar
 
-__all__ = ["run_blocking"]
+__all__ = ["run_blocking", "run_bounded"]
 
 T = TypeVar("T")
 
@@ -45,3 +45,17 @@ def run_blocking(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
         raise box["error"]
     result: T = box["value"]
     return result
+
+
+async def run_bounded(
+    call: Callable[[int], Awaitable[None]], indices: Iterable[int], workers: int
+) -> None:
+    """Await ``call(i)`` for every index, at most ``workers`` at a time: the workers share one
+    iterator, so a slow call holds back only its own worker."""
+    shared = iter(indices)
+
+    async def worker() -> None:
+        for index in shared:
+            await call(index)
+
+    await asyncio.gather(*(worker() for _ in range(workers)))

@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from pytest_ragcheck.aio import run_blocking
+from pytest_ragcheck.aio import run_blocking, run_bounded
 from pytest_ragcheck.concurrency import AUTO, ConcurrencyChoice
 from pytest_ragcheck.retrievers import ResolvedRetriever, resolve_batch_retriever
 from pytest_ragcheck.runner import (
@@ -191,18 +191,16 @@ async def _run_async(
 ) -> list[_Done]:
     total = len(batches)
     results: list[_Done | None] = [None] * total
-    indices = iter(range(total))
     finished = 0
 
-    async def worker() -> None:
+    async def call(index: int) -> None:
         nonlocal finished
-        for index in indices:
-            results[index] = await _call_async(resolved, options, total, batches[index])
-            finished += 1
-            if progress is not None:
-                progress(finished, total)
+        results[index] = await _call_async(resolved, options, total, batches[index])
+        finished += 1
+        if progress is not None:
+            progress(finished, total)
 
-    await asyncio.gather(*(worker() for _ in range(min(workers, total))))
+    await run_bounded(call, range(total), min(workers, total))
     return [r for r in results if r is not None]
 
 

@@ -183,15 +183,18 @@ def resolve_retriever(obj: object, *, depth: int | None = None) -> ResolvedRetri
         if target is not None:
             return _resolved(target)
     if callable(obj):
-        is_async = _is_async(obj)
-        k_param = explicit_k(params_of(obj))
-        kind = "async callable" if is_async else "callable"
-        return ResolvedRetriever(
-            _Invoker(obj, k_param, None), is_async, f"{kind} {_name(obj)}", k_param is not None
-        )
+        return _plain_callable(obj, "callable")
     raise RetrieverError(
         f"cannot use {readable(type(obj).__qualname__)} as a retriever: pass {ACCEPTED_RETRIEVERS}"
     )
+
+
+def _plain_callable(obj: Callable[..., Any], kind: str) -> ResolvedRetriever:
+    """A function (or callable object) called with the query, and ``k`` if it takes one."""
+    is_async = _is_async(obj)
+    k_param = explicit_k(params_of(obj))
+    label = f"{'async ' if is_async else ''}{kind} {_name(obj)}"
+    return ResolvedRetriever(_Invoker(obj, k_param, None), is_async, label, k_param is not None)
 
 
 ACCEPTED_BATCH_RETRIEVERS = (
@@ -222,12 +225,7 @@ def resolve_batch_retriever(obj: object, *, depth: int | None = None) -> Resolve
                 takes_depth=k_param is not None,
             )
     if callable(obj):
-        is_async = _is_async(obj)
-        k_param = explicit_k(params_of(obj))
-        kind = "async batch callable" if is_async else "batch callable"
-        return ResolvedRetriever(
-            _Invoker(obj, k_param, None), is_async, f"{kind} {_name(obj)}", k_param is not None
-        )
+        return _plain_callable(obj, "batch callable")
     raise RetrieverError(
         f"batch_size needs {ACCEPTED_BATCH_RETRIEVERS}; cannot use "
         f"{readable(type(obj).__qualname__)}"

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_ragcheck import retrievers
-from pytest_ragcheck.aio import run_blocking
+from pytest_ragcheck.aio import run_blocking, run_bounded
 from pytest_ragcheck.answers.output import Answer, split_output
 from pytest_ragcheck.concurrency import (
     AUTO,
@@ -315,13 +315,7 @@ async def _run_async(
         choice = _choice([o for o in results[:probe] if o is not None])
     else:
         probe, choice = 0, ConcurrencyChoice(int(options.concurrency), False)
-    indices = iter(range(probe, total))  # shared by the workers: at most `workers` in flight
-
-    async def worker() -> None:
-        for index in indices:
-            await call(index)
-
-    await asyncio.gather(*(worker() for _ in range(min(choice.workers, total))))
+    await run_bounded(call, range(probe, total), min(choice.workers, total))
     return [outcome for outcome in results if outcome is not None], choice
 
 

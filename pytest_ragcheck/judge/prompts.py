@@ -81,6 +81,19 @@ def _verdict_schema(name: str) -> dict[str, Any]:
     )
 
 
+def _claims_schema(name: str, **flags: str) -> dict[str, Any]:
+    """``{"claims": [{"claim": str, <flag>: bool | str, ...}]}``, the shape of every claim list."""
+    properties: dict[str, Any] = {"claim": {"type": "string"}}
+    properties.update({flag: {"type": kind} for flag, kind in flags.items()})
+    item = {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+    return _object_schema(name, {"claims": {"type": "array", "items": item}})
+
+
 def _object_schema(name: str, properties: dict[str, Any]) -> dict[str, Any]:
     return {
         "type": "json_schema",
@@ -198,23 +211,7 @@ CLAIMS = Prompt(
         "each claim, say whether it can be attributed to (is supported by) the retrieved "
         "context above."
     ),
-    response_format=_object_schema(
-        "ragcheck_claims",
-        {
-            "claims": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "claim": {"type": "string"},
-                        "attributed": {"type": "boolean"},
-                    },
-                    "required": ["claim", "attributed"],
-                    "additionalProperties": False,
-                },
-            }
-        },
-    ),
+    response_format=_claims_schema("ragcheck_claims", attributed="boolean"),
 )
 
 _STRINGS = {"type": "array", "items": {"type": "string"}}
@@ -236,24 +233,7 @@ FAITHFULNESS = Prompt(
         "verbatim and character for character, that supports it; for an unsupported claim, "
         "quote is an empty string."
     ),
-    response_format=_object_schema(
-        "ragcheck_faithfulness",
-        {
-            "claims": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "claim": {"type": "string"},
-                        "supported": {"type": "boolean"},
-                        "quote": {"type": "string"},
-                    },
-                    "required": ["claim", "supported", "quote"],
-                    "additionalProperties": False,
-                },
-            }
-        },
-    ),
+    response_format=_claims_schema("ragcheck_faithfulness", supported="boolean", quote="string"),
 )
 
 QUESTIONS = Prompt(
@@ -297,20 +277,7 @@ COMPLETENESS = Prompt(
         "Split the reference answer into its individual factual claims (at least one). For "
         "each claim, say whether the generated answer covers it."
     ),
-    response_format=_object_schema(
-        "ragcheck_completeness",
-        {
-            "claims": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {"claim": {"type": "string"}, "covered": {"type": "boolean"}},
-                    "required": ["claim", "covered"],
-                    "additionalProperties": False,
-                },
-            }
-        },
-    ),
+    response_format=_claims_schema("ragcheck_completeness", covered="boolean"),
 )
 
 #: Every prompt by id.
