@@ -31,6 +31,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from shutil import which
 
 TEST = """
 from pytest_ragcheck import ragcheck
@@ -176,6 +177,25 @@ def show_stages(report: Path) -> None:
         print(f"    plugin overhead {overhead(t):.2f} s = {ratio:.1f}x the metric engine's time")
 
 
+def show_html_open(html: Path) -> None:
+    """Time headless Chromium loading the HTML report until its scripts have run."""
+    browser = next((b for b in ("chromium", "chromium-browser", "google-chrome") if which(b)), None)
+    if browser is None:
+        print("    html open: no Chromium found, not measured")
+        return
+    start = time.perf_counter()
+    dom = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", html.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    ).stdout
+    elapsed = time.perf_counter() - start
+    cap = "with" if "cap-notice" in dom else "without"
+    print(f"    html opens in headless Chromium in {elapsed:.1f} s ({cap} the cap notice)")
+
+
 def bench(n: int, parallel: bool) -> None:
     print(f"== {n:,} cases ==")
     with tempfile.TemporaryDirectory(prefix="ragcheck-scale-") as tmp:
@@ -198,6 +218,7 @@ def bench(n: int, parallel: bool) -> None:
             run = run_pytest(project, ["-n", "2", f"--ragcheck-report={report},{html}"])
             show_run("-n 2 compare + JSON/HTML", run, [report, html])
             show_stages(report)
+            show_html_open(html)
         from pytest_ragcheck.golden import load_golden
 
         start, cpu = time.perf_counter(), time.process_time()

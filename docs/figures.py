@@ -584,17 +584,38 @@ def scale_rows(out: str) -> list[str]:
         one = _match(r"^  compare \+ JSON report" + run, body)
         rows.append(
             f"| {size} cases, trivial retriever, default metrics: baseline compare + JSON report "
-            f"(one pytest session) | **{one.group(2)} s CPU**, {one.group(1)} s wall, "
+            f"(one pytest session) | **{one.group(1)} s wall**, {one.group(2)} s CPU, "
             f"{one.group(3)} MB peak RSS; JSON {one.group(4).removeprefix('json ')} | "
             "`benchmarks/bench_scale.py` |"
+        )
+        stages = _match(
+            r"^    stages \(s\): load ([\d.]+)  retrieve ([\d.]+) \(retriever's own ([\d.]+)\)  "
+            r"evaluate ([\d.]+) \(engine ([\d.]+)\)  compare ([\d.]+)  report record ([\d.]+)\n"
+            r"    plugin overhead ([\d.]+) s = ([\d.]+)x",
+            body,
+        )
+        load_s, retrieve_s, own_s, evaluate_s, engine_s, compare_s, record_s, over_s, ratio = (
+            stages.groups()
+        )
+        rows.append(
+            f"| its stages, wall | load {load_s} s, retrieve {retrieve_s} s (the retriever's own "
+            f"calls {own_s} s), evaluate {evaluate_s} s (metric engine {engine_s} s), compare "
+            f"{compare_s} s, report record {record_s} s: plugin overhead {over_s} s = "
+            f"**{ratio}×** the engine's time | 〃 |"
         )
         two = re.search(r"^  -n 2 compare \+ JSON/HTML" + run, body, re.M)
         if two is not None:
             rows.append(
                 f"| the same, `-n 2`, two such tests (one per worker), JSON + HTML reports | "
-                f"{two.group(2)} s CPU, {two.group(1)} s wall, {two.group(3)} MB peak RSS "
+                f"{two.group(1)} s wall, {two.group(2)} s CPU, {two.group(3)} MB peak RSS "
                 f"(process tree); {two.group(4)} | 〃 |"
             )
+            opened = re.search(r"^    html opens in headless Chromium in ([\d.]+) s", body, re.M)
+            if opened is not None:
+                rows.append(
+                    f"| that HTML report opened in headless Chromium (`--dump-dom`) | "
+                    f"{opened.group(1)} s | 〃 |"
+                )
         load = _match(r"^  golden load alone: ([\d.]+) s wall, ([\d.]+) s cpu", body)
         rows.append(f"| golden load, {size} JSONL cases, validated | {load.group(2)} s CPU | 〃 |")
     return rows
