@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pytest_ragcheck.baseline_bulk import read_canonical, result_cases
 from pytest_ragcheck.errors import BaselineError
 from pytest_ragcheck.result import hit_ids
 from pytest_ragcheck.sorting import natural_sorted
@@ -130,21 +131,12 @@ class BaselineDoc:
         _check_precision(precision)
         names = tuple(sorted(result.metric_names))
         depth = hits_depth(result, max_hits=max_hits)
-        known = result.golden.case_hashes if result.golden is not None else {}
-        cases: dict[str, dict[str, float]] = {}
-        hashes: dict[str, str] = {}
-        hits: dict[str, tuple[str, ...]] = {}
-        isfinite = math.isfinite
-        for case in result.evaluated:
-            found = case.values
-            present = [(n, found[n]) for n in names if n in found]
-            if not present:
-                continue
-            if not all(type(v) is float and isfinite(v) for _, v in present):  # the rare path
-                present = [(n, _finite_for_storage(v, n, f"case {case.id!r}")) for n, v in present]
-            cases[case.id] = {n: round(v, precision) + 0.0 for n, v in present}  # round_value
-            hashes[case.id] = known.get(case.id, "")
-            hits[case.id] = tuple(hit_ids(case)[:depth])
+        bulk = result_cases(result, names, precision=precision, depth=depth)
+        cases, hashes, hits = (
+            (bulk.cases, bulk.hashes, bulk.hits)
+            if bulk is not None
+            else _result_cases(result, names, precision=precision, depth=depth)
+        )
         aggregates = {
             name: _finite_for_storage(result.metrics.get(name), name, "the aggregate")
             for name in names
@@ -198,7 +190,15 @@ class BaselineDoc:
 
     @classmethod
     def from_json(cls, text: str, *, source: str = "baseline") -> BaselineDoc:
-        """Read and validate a stored file; :class:`BaselineError` names what is wrong."""
+        """Read and validate a stored file; :class:`BaselineError` names what is wrong.
+
+        A canonical file's cases are read in chunks (``baseline_bulk``); any other is read whole.
+        """
+        doc = read_canonical(text, lambda header: cls._read(header, source=source))
+        return doc if doc is not None else cls._read(text, source=source)
+
+    @classmethod
+    def _read(cls, text: str, *, source: str) -> BaselineDoc:
 
         def fail(problem: str) -> BaselineError:
             return BaselineError(f"{source}: {problem}")
@@ -297,6 +297,26 @@ class BaselineDoc:
             case_hashes=hashes,
             hits=hits,
         )
+
+
+def _result_cases(
+    result: Result, names: tuple[str, ...], *, precision: int, depth: int
+) -> tuple[dict[str, dict[str, float]], dict[str, str], dict[str, tuple[str, ...]]]:
+    """Per case: values rounded for storage (a non-finite one is refused), hash and hits."""
+    known = result.golden.case_hashes if result.golden is not None else {}
+    cases: dict[str, dict[str, float]] = {}
+    hashes: dict[str, str] = {}
+    hits: dict[str, tuple[str, ...]] = {}
+    for case in result.evaluated:
+        found = case.values
+        present = [(n, found[n]) for n in names if n in found]
+        if not present:
+            continue
+        present = [(n, _finite_for_storage(v, n, f"case {case.id!r}")) for n, v in present]
+        cases[case.id] = {n: round_value(v, precision) for n, v in present}
+        hashes[case.id] = known.get(case.id, "")
+        hits[case.id] = tuple(hit_ids(case)[:depth])
+    return cases, hashes, hits
 
 
 def _case_entry(raw: object, *, where: str, fail: Any) -> tuple[str, tuple[str, ...], object]:

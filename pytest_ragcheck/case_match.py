@@ -9,16 +9,40 @@ old values answer a different question. Pure: no pytest, no syrupy.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
+from itertools import islice, repeat
+from operator import lt
 
 from pytest_ragcheck.baseline_doc import BaselineDoc
 from pytest_ragcheck.sorting import natural_sorted
 
-__all__ = ["CaseMatch", "match_cases"]
+__all__ = ["CaseMatch", "match_cases", "natural_order"]
 
 #: Ids shown per kind of change in messages and reports.
 SHOWN_IDS = 5
+#: Every ASCII character to its kind: digits to ``0``, the rest to ``a`` (an id's shape).
+_SHAPE = str.maketrans({chr(c): "0" if chr(c).isdigit() else "a" for c in range(128)})
+
+
+def natural_order(ids: Collection[str], *, hint: Iterable[str] = ()) -> list[str]:
+    """``natural_sorted(ids)``, quicker for ids of one shape (``case-000017``, ``q0042``).
+
+    ASCII ids with their digits at the same places in strings of the same length sort
+    naturally exactly as they sort as plain text (digit runs of equal length compare as their
+    numbers do), which is far quicker than building a natural key per id. ``hint``: the ids in
+    the order they probably have (a stored file's), kept when it is sorted.
+    """
+    if not (
+        len(ids) > 1
+        and all(map(str.isascii, ids))
+        and len(set(map(str.translate, ids, repeat(_SHAPE)))) == 1
+    ):
+        return natural_sorted(ids if isinstance(ids, list | tuple | set | frozenset) else list(ids))
+    listed = [i for i in hint if i in ids] if hint else []
+    if len(listed) == len(ids) and all(map(lt, listed, islice(listed, 1, None))):
+        return listed
+    return sorted(ids)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,23 +99,29 @@ def match_cases(
     when the golden set is unchanged, or when the current cases with its ids hash to its
     golden hash (``subset_hash``: cases were only added); otherwise nothing can be told apart.
     """
-    before, after = set(stored.cases), set(current.cases)
-    common = before & after
-    added = tuple(natural_sorted(after - before))
-    removed = tuple(natural_sorted(before - after))
+    before, after = stored.cases.keys(), current.cases.keys()
+    common = before & after if before != after else set(before)
+    added = tuple(natural_order(after - before))
+    removed = tuple(natural_order(before - after))
     if stored.schema_version >= 2:
-        edited = {i for i in common if stored.case_hashes.get(i) != current.case_hashes.get(i)}
+        edited = (
+            set()
+            if stored.case_hashes == current.case_hashes
+            else {i for i in common if stored.case_hashes.get(i) != current.case_hashes.get(i)}
+        )
         return CaseMatch(
-            shared=tuple(natural_sorted(common - edited)),
+            shared=tuple(natural_order(common - edited, hint=stored.cases)),
             added=added,
             removed=removed,
-            edited=tuple(natural_sorted(edited)),
+            edited=tuple(natural_order(edited)),
         )
     unchanged = stored.golden_hash == current.golden_hash or (
-        subset_hash is not None and not removed and subset_hash(before) == stored.golden_hash
+        subset_hash is not None and not removed and subset_hash(set(before)) == stored.golden_hash
     )
     if unchanged:
-        return CaseMatch(shared=tuple(natural_sorted(common)), added=added, removed=removed)
+        return CaseMatch(
+            shared=tuple(natural_order(common, hint=stored.cases)), added=added, removed=removed
+        )
     return CaseMatch(
         shared=(),
         added=added,

@@ -1,0 +1,237 @@
+"""Bulk paths for large baselines: the stored file read in chunks, the new one built in bulk.
+
+A stored file is canonical (``BaselineDoc.to_json``): one line per case inside the ``cases``
+block. :func:`read_cases` parses that block a few thousand lines at a time and keeps per case
+only what a comparison reads: its values (the very dict a full parse gives), its content hash,
+and where its line starts, so its ranked ids are parsed back on demand (only the worst cases'
+are ever shown). A full parse of 200,000 cases held every ranked id of every case at once, a
+few hundred MB.
+
+Anything unusual (a layout that is not canonical, a version-1 file, a value that is not a
+finite float, a repeated id) returns ``None``: the caller then reads the file the ordinary way,
+so a damaged file gets exactly the message it always got. :func:`result_cases` builds a new
+document's per-case part with a few passes over all values instead of a loop per case. Pure: no
+pytest.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from itertools import chain
+from itertools import repeat
+from operator import attrgetter, itemgetter
+from typing import TYPE_CHECKING, Any
+
+from pytest_ragcheck.errors import BaselineError
+
+if TYPE_CHECKING:
+    from pytest_ragcheck.baseline_doc import BaselineDoc
+    from pytest_ragcheck.result import CaseResult, Result
+
+__all__ = [
+    "CaseBlock",
+    "LazyHits",
+    "ResultHits",
+    "read_canonical",
+    "read_cases",
+    "result_cases",
+    "split_cases",
+]
+
+#: The canonical opening of the cases block, and its closing line.
+_OPEN = '\n  "cases": {\n'
+_CLOSE = "\n  }"
+#: Case lines parsed per ``json.loads`` call (bounds the transient memory).
+_CHUNK_LINES = 4096
+_ENTRY = itemgetter("hash", "hits", "values")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed")
+
+
+def read_canonical(text: str, read: Callable[[str], BaselineDoc]) -> BaselineDoc | None:
+    """The document of a canonical file, its cases read in chunks; ``None`` for any other.
+
+    ``read`` is the ordinary full read, used here on the file without its cases: the header
+    must be valid and exactly as the writer puts it, so nothing outside the block is unusual.
+    """
+    parts = split_cases(text)
+    if parts is None:
+        return None
+    header, start, end = parts
+    try:
+        head = read(header)
+    except BaselineError:
+        return None
+    if head.to_json() != header:
+        return None
+    block = read_cases(text, start, end, metrics=json.loads(header)["metrics"])
+    if block is None or len(block.cases) > head.n_cases:
+        return None
+    return replace(head, cases=block.cases, case_hashes=block.hashes, hits=block.hits)
+
+
+def split_cases(text: str) -> tuple[str, int, int] | None:
+    """``(header, start, end)``: the file with an empty cases block, and where the block's
+    lines are in ``text``; ``None`` when there is no non-empty canonical block."""
+    opening = text.find(_OPEN)
+    if opening < 0:
+        return None
+    start = opening + len(_OPEN)
+    end = text.find(_CLOSE, start)
+    if end < 0:
+        return None
+    brace = opening + len(_OPEN) - 2
+    return text[:brace] + "{}" + text[end + len(_CLOSE) :], start, end
+
+
+class LazyHits(Mapping[str, tuple[str, ...]]):
+    """Case id -> ranked ids, parsed from the case's line when asked for."""
+
+    __slots__ = ("_lines", "_text")
+
+    def __init__(self, text: str, lines: Mapping[str, int]) -> None:
+        self._text = text
+        self._lines = lines
+
+    def __getitem__(self, case_id: str) -> tuple[str, ...]:
+        start = self._lines[case_id]
+        end = self._text.find("\n", start)
+        line = self._text[start : end if end >= 0 else len(self._text)].rstrip(",")
+        entry = json.loads("{" + line + "}")
+        if list(entry) != [case_id]:  # pragma: no cover - a line read checks one case each
+            raise KeyError(case_id)
+        return tuple(entry[case_id]["hits"])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._lines)
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+
+@dataclass(frozen=True, slots=True)
+class CaseBlock:
+    """The per-case part of a stored baseline, as ``BaselineDoc`` holds it."""
+
+    cases: dict[str, dict[str, float]]
+    hashes: dict[str, str]
+    hits: Mapping[str, tuple[str, ...]]
+
+
+def read_cases(text: str, start: int, end: int, *, metrics: list[str]) -> CaseBlock | None:
+    """The cases of the block ``text[start:end]`` (one per line), or ``None`` when unusual.
+
+    ``metrics`` are the file's metric names in file order: every case must have exactly those
+    values, in that order, as finite floats (what a full read accepts as it is).
+    """
+    starts = _line_starts(text, start, end)
+    order = tuple(metrics)
+    cases: dict[str, dict[str, float]] = {}
+    hashes: dict[str, str] = {}
+    lines: dict[str, int] = {}
+    for first in range(0, len(starts), _CHUNK_LINES):
+        chunk = starts[first : first + _CHUNK_LINES]
+        last = first + _CHUNK_LINES >= len(starts)
+        stop = end if last else starts[first + _CHUNK_LINES] - 1
+        part = text[chunk[0] : stop]
+        if part.endswith(",") == last:  # a comma between lines, none after the last
+            return None
+        try:
+            data = json.loads("{" + (part if last else part[:-1]) + "}", parse_constant=_reject_constant)
+        except ValueError:
+            return None
+        if len(data) != len(chunk) or not _usual(data.values(), order):
+            return None
+        entries = list(map(_ENTRY, data.values()))
+        hashes.update(zip(data, map(itemgetter(0), entries)))
+        cases.update(zip(data, map(itemgetter(2), entries)))
+        lines.update(zip(data, chunk))
+    if len(cases) != len(starts):  # an id given twice
+        return None
+    return CaseBlock(cases=cases, hashes=hashes, hits=LazyHits(text, lines))
+
+
+def _line_starts(text: str, start: int, end: int) -> list[int]:
+    starts = [start]
+    find = text.find
+    at = find("\n", start, end)
+    while at >= 0:
+        starts.append(at + 1)
+        at = find("\n", at + 1, end)
+    return starts
+
+
+def _usual(entries: Any, order: tuple[str, ...]) -> bool:
+    """Every entry is ``{"hash": str, "hits": [str...], "values": {metric: finite float}}``."""
+    entries = list(entries)
+    if set(map(type, entries)) != {dict} or set(map(len, entries)) != {3}:
+        return False
+    try:
+        hashes, hits, values = zip(*map(_ENTRY, entries), strict=True)
+    except KeyError:
+        return False
+    return (
+        set(map(type, hashes)) == {str}
+        and set(map(type, hits)) == {list}
+        and set(map(type, chain.from_iterable(hits))) <= {str}
+        and set(map(type, values)) == {dict}
+        and set(map(tuple, values)) == {order}
+        and set(map(type, chain.from_iterable(map(dict.values, values)))) == {float}
+        and all(map(math.isfinite, chain.from_iterable(map(dict.values, values))))
+    )
+
+
+class ResultHits(Mapping[str, tuple[str, ...]]):
+    """Case id -> this run's ranked ids up to ``depth``, read from the result when asked for."""
+
+    __slots__ = ("_cases", "_depth")
+
+    def __init__(self, cases: Mapping[str, CaseResult], depth: int) -> None:
+        self._cases = cases
+        self._depth = depth
+
+    def __getitem__(self, case_id: str) -> tuple[str, ...]:
+        from pytest_ragcheck.result import hit_ids
+
+        return tuple(hit_ids(self._cases[case_id])[: self._depth])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._cases)
+
+    def __len__(self) -> int:
+        return len(self._cases)
+
+
+def result_cases(
+    result: Result, names: tuple[str, ...], *, precision: int, depth: int
+) -> CaseBlock | None:
+    """Per case of ``result``: its values of ``names`` rounded for storage, its hash and hits.
+
+    ``None`` unless every evaluated case has a finite float for every name (the usual run);
+    the caller's loop handles the rest (and names a bad value). Each distinct value is rounded
+    once: a run has few distinct values, and ``round`` is the costly part.
+    """
+    evaluated = result.evaluated
+    if not evaluated or not names:
+        return None
+    try:
+        rows = list(map(itemgetter(*names), map(attrgetter("values"), evaluated)))
+    except KeyError:
+        return None
+    flat = list(chain.from_iterable(rows)) if len(names) > 1 else rows
+    if set(map(type, flat)) != {float} or not all(map(math.isfinite, flat)):
+        return None
+    rounded = {value: round(value, precision) + 0.0 for value in set(flat)}  # round_value
+    stored = map(rounded.__getitem__, flat)
+    ids = list(map(attrgetter("id"), evaluated))
+    known = result.golden.case_hashes if result.golden is not None else {}
+    return CaseBlock(
+        cases=dict(zip(ids, map(dict, map(zip, repeat(names), zip(*[stored] * len(names)))))),
+        hashes=dict(zip(ids, map(known.get, ids, repeat("")))),
+        hits=ResultHits(dict(zip(ids, evaluated)), depth),
+    )
