@@ -167,7 +167,7 @@ def decide_baseline(
         return BaselineDecision(replace(base, status="missing"), current)
 
     try:
-        stored_doc = BaselineDoc.from_json(stored, source=path)
+        stored_doc = BaselineDoc.from_json(stored, source=path, expected=current)
     except NewerBaselineError as exc:
         verdict.problems.append(
             f"Baseline cannot be read: {exc} (or delete the file and re-run with "

@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pytest_ragcheck.baseline_bulk import read_canonical, result_cases
+from pytest_ragcheck.baseline_bulk import read_canonical
+from pytest_ragcheck.baseline_rows import case_block, natural_order, result_cases
 from pytest_ragcheck.errors import BaselineError
 from pytest_ragcheck.result import hit_ids
-from pytest_ragcheck.sorting import natural_sorted
 
 if TYPE_CHECKING:
     from pytest_ragcheck.result import Result
@@ -167,6 +167,11 @@ class BaselineDoc:
             }
             return f"{dump(case_id)}: {_CASE_ENCODER.encode(entry)}"
 
+        order = natural_order(self.cases, hint=self.cases)
+        quick = case_block(self, order)  # the same lines, written in bulk
+        if quick is not None:
+            quick = "{\n" + quick + "\n  }"
+
         def block(entries: list[str]) -> str:
             if not entries:
                 return "{}"
@@ -176,7 +181,7 @@ class BaselineDoc:
             "aggregates": block(
                 [f"{dump(n)}: {dump(self.aggregates[n])}" for n in sorted(self.aggregates)]
             ),
-            "cases": block([case_line(i) for i in natural_sorted(list(self.cases))]),
+            "cases": block([case_line(i) for i in order]) if quick is None else quick,
             "format": dump(FORMAT),
             "golden_hash": dump(self.golden_hash),
             "k": dump(self.k),
@@ -189,12 +194,15 @@ class BaselineDoc:
         return "{\n" + body + "\n}\n"
 
     @classmethod
-    def from_json(cls, text: str, *, source: str = "baseline") -> BaselineDoc:
+    def from_json(
+        cls, text: str, *, source: str = "baseline", expected: BaselineDoc | None = None
+    ) -> BaselineDoc:
         """Read and validate a stored file; :class:`BaselineError` names what is wrong.
 
-        A canonical file's cases are read in chunks (``baseline_bulk``); any other is read whole.
+        A canonical file's cases are read in chunks (``baseline_bulk``), or not at all when they
+        are exactly ``expected``'s (this run's); any other file is read whole.
         """
-        doc = read_canonical(text, lambda header: cls._read(header, source=source))
+        doc = read_canonical(text, lambda t: cls._read(t, source=source), expected=expected)
         return doc if doc is not None else cls._read(text, source=source)
 
     @classmethod

@@ -9,40 +9,16 @@ old values answer a different question. Pure: no pytest, no syrupy.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from itertools import islice, repeat
-from operator import lt
 
+from pytest_ragcheck.baseline_rows import natural_order
 from pytest_ragcheck.baseline_doc import BaselineDoc
-from pytest_ragcheck.sorting import natural_sorted
 
-__all__ = ["CaseMatch", "match_cases", "natural_order"]
+__all__ = ["CaseMatch", "match_cases"]
 
 #: Ids shown per kind of change in messages and reports.
 SHOWN_IDS = 5
-#: Every ASCII character to its kind: digits to ``0``, the rest to ``a`` (an id's shape).
-_SHAPE = str.maketrans({chr(c): "0" if chr(c).isdigit() else "a" for c in range(128)})
-
-
-def natural_order(ids: Collection[str], *, hint: Iterable[str] = ()) -> list[str]:
-    """``natural_sorted(ids)``, quicker for ids of one shape (``case-000017``, ``q0042``).
-
-    ASCII ids with their digits at the same places in strings of the same length sort
-    naturally exactly as they sort as plain text (digit runs of equal length compare as their
-    numbers do), which is far quicker than building a natural key per id. ``hint``: the ids in
-    the order they probably have (a stored file's), kept when it is sorted.
-    """
-    if not (
-        len(ids) > 1
-        and all(map(str.isascii, ids))
-        and len(set(map(str.translate, ids, repeat(_SHAPE)))) == 1
-    ):
-        return natural_sorted(ids if isinstance(ids, list | tuple | set | frozenset) else list(ids))
-    listed = [i for i in hint if i in ids] if hint else []
-    if len(listed) == len(ids) and all(map(lt, listed, islice(listed, 1, None))):
-        return listed
-    return sorted(ids)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,15 +32,16 @@ class Sides:
     current: BaselineDoc
     match: CaseMatch
     #: Each side's values over the shared cases, one array per metric, read once (by the
-    #: side's ``id``), and each shared case's row (by ``None``).
+    #: ``id`` of the side's cases: an unchanged baseline shares them), and each shared case's
+    #: row (by ``None``).
     _read: dict[int | None, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def values(self, doc: BaselineDoc, name: str, ids: Sequence[str]) -> Any:
         """``doc``'s values of ``name`` over ``ids`` (a numpy array, in the order of ``ids``)."""
         shared = self.match.shared
-        columns = self._read.get(id(doc))
+        columns = self._read.get(id(doc.cases))
         if columns is None:
-            columns = self._read[id(doc)] = _columns(doc.cases, self.current.metrics, shared)
+            columns = self._read[id(doc.cases)] = _columns(doc.cases, self.current.metrics, shared)
         if ids is shared or ids == shared:
             return columns[name]
         rows = self._read.get(None)
