@@ -19,18 +19,18 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import chain
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
+from pytest_ragcheck.baseline_rows import CaseBlock, same_cases
 from pytest_ragcheck.errors import BaselineError
 
 if TYPE_CHECKING:
     from pytest_ragcheck.baseline_doc import BaselineDoc
 
 __all__ = [
-    "CaseBlock",
     "LazyHits",
     "read_canonical",
     "read_cases",
@@ -70,8 +70,6 @@ def read_canonical(
     if head.to_json() != header:
         return None
     if expected is not None and expected.metrics == head.metrics:
-        from pytest_ragcheck.baseline_rows import same_cases
-
         same = same_cases(expected, text, start, end)
         if same is not None and len(same) <= head.n_cases:
             return replace(head, cases=same, case_hashes=expected.case_hashes, hits=expected.hits)
@@ -120,15 +118,6 @@ class LazyHits(Mapping[str, tuple[str, ...]]):
         return len(self._lines)
 
 
-@dataclass(frozen=True, slots=True)
-class CaseBlock:
-    """The per-case part of a stored baseline, as ``BaselineDoc`` holds it."""
-
-    cases: dict[str, dict[str, float]]
-    hashes: dict[str, str]
-    hits: Mapping[str, tuple[str, ...]]
-
-
 def read_cases(text: str, start: int, end: int, *, metrics: list[str]) -> CaseBlock | None:
     """The cases of the block ``text[start:end]`` (one per line), or ``None`` when unusual.
 
@@ -148,15 +137,17 @@ def read_cases(text: str, start: int, end: int, *, metrics: list[str]) -> CaseBl
         if part.endswith(",") == last:  # a comma between lines, none after the last
             return None
         try:
-            data = json.loads("{" + (part if last else part[:-1]) + "}", parse_constant=_reject_constant)
+            data = json.loads(
+                "{" + (part if last else part[:-1]) + "}", parse_constant=_reject_constant
+            )
         except ValueError:
             return None
         if len(data) != len(chunk) or not _usual(data.values(), order):
             return None
         entries = list(map(_ENTRY, data.values()))
-        hashes.update(zip(data, map(itemgetter(0), entries)))
-        cases.update(zip(data, map(itemgetter(2), entries)))
-        lines.update(zip(data, chunk))
+        hashes.update(zip(data, map(itemgetter(0), entries), strict=True))
+        cases.update(zip(data, map(itemgetter(2), entries), strict=True))
+        lines.update(zip(data, chunk, strict=True))
     if len(cases) != len(starts):  # an id given twice
         return None
     return CaseBlock(cases=cases, hashes=hashes, hits=LazyHits(text, lines))
@@ -190,4 +181,3 @@ def _usual(entries: Any, order: tuple[str, ...]) -> bool:
         and set(map(type, chain.from_iterable(map(dict.values, values)))) == {float}
         and all(map(math.isfinite, chain.from_iterable(map(dict.values, values))))
     )
-

@@ -14,23 +14,39 @@ import json
 import math
 import re
 from collections.abc import Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from itertools import chain, islice, repeat
 from operator import attrgetter, itemgetter, lt
 from typing import TYPE_CHECKING
 
-from pytest_ragcheck.baseline_bulk import CaseBlock
 from pytest_ragcheck.sorting import natural_sorted
 
 if TYPE_CHECKING:
     from pytest_ragcheck.baseline_doc import BaselineDoc
     from pytest_ragcheck.result import CaseResult, Result
 
-__all__ = ["ResultHits", "case_block", "natural_order", "result_cases", "same_cases"]
+__all__ = [
+    "CaseBlock",
+    "ResultHits",
+    "case_block",
+    "natural_order",
+    "result_cases",
+    "same_cases",
+]
 
 #: Every ASCII character to its kind: digits to ``0``, the rest to ``a`` (an id's shape).
 _SHAPE = str.maketrans({chr(c): "0" if chr(c).isdigit() else "a" for c in range(128)})
 #: Characters a JSON string escapes (``json.dumps`` with ``ensure_ascii=False``).
 _ESCAPED = re.compile(r'[\x00-\x1f"\\]')
+
+
+@dataclass(frozen=True, slots=True)
+class CaseBlock:
+    """The per-case part of a stored baseline, as ``BaselineDoc`` holds it."""
+
+    cases: dict[str, dict[str, float]]
+    hashes: dict[str, str]
+    hits: Mapping[str, tuple[str, ...]]
 
 
 def natural_order(ids: Collection[str], *, hint: Iterable[str] = ()) -> list[str]:
@@ -107,10 +123,11 @@ def result_cases(
     stored = map(rounded.__getitem__, flat)
     ids = list(map(attrgetter("id"), evaluated))
     known = result.golden.case_hashes if result.golden is not None else {}
+    per_case = map(dict, map(zip, repeat(names), zip(*[stored] * len(names), strict=True)))
     return CaseBlock(
-        cases=dict(zip(ids, map(dict, map(zip, repeat(names), zip(*[stored] * len(names)))))),
-        hashes=dict(zip(ids, map(known.get, ids, repeat("")))),
-        hits=ResultHits(dict(zip(ids, evaluated)), depth),
+        cases=dict(zip(ids, per_case, strict=True)),
+        hashes=dict(zip(ids, map(known.get, ids, repeat("")), strict=True)),
+        hits=ResultHits(dict(zip(ids, evaluated, strict=True)), depth),
     )
 
 
@@ -135,7 +152,11 @@ def case_block(doc: BaselineDoc, order: list[str]) -> str | None:
         return None
     hashes = list(map(doc.case_hashes.get, order, repeat("")))
     found = doc.hits
-    hits = found.many(order) if isinstance(found, ResultHits) else list(map(found.get, order, repeat(())))
+    hits = (
+        found.many(order)
+        if isinstance(found, ResultHits)
+        else list(map(found.get, order, repeat(())))
+    )
     try:
         if _ESCAPED.search("".join(chain(order, hashes, chain.from_iterable(hits)))):
             return None
