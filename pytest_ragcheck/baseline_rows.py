@@ -93,11 +93,10 @@ class ResultHits(Mapping[str, tuple[str, ...]]):
         """The ranked ids of every case of ``order`` (``hit_ids`` of each, in bulk)."""
         depth = self._depth
         get_id = attrgetter("id")
-        out: list[tuple[str, ...]] = []
-        for case in map(self._cases.__getitem__, order):
-            ranked = case._ranked
-            out.append(tuple(map(get_id, (ranked[0] if ranked is not None else case.hits)[:depth])))
-        return out
+        return [
+            tuple(map(get_id, (c._ranked[0] if c._ranked is not None else c.hits)[:depth]))
+            for c in map(self._cases.__getitem__, order)
+        ]
 
 
 def result_cases(
