@@ -96,19 +96,20 @@ def split_cases(text: str) -> tuple[str, int, int] | None:
 class LazyHits(Mapping[str, tuple[str, ...]]):
     """Case id -> ranked ids, parsed from the case's line when asked for."""
 
-    __slots__ = ("_lines", "_text")
+    __slots__ = ("_block", "_lines", "_text")
 
-    def __init__(self, text: str, lines: Mapping[str, int]) -> None:
+    def __init__(self, text: str, lines: Mapping[str, int], block: tuple[int, int]) -> None:
         self._text = text
         self._lines = lines
+        self._block = block
 
     def __getitem__(self, case_id: str) -> tuple[str, ...]:
         start = self._lines[case_id]
-        end = self._text.find("\n", start)
-        line = self._text[start : end if end >= 0 else len(self._text)].rstrip(",")
+        end = self._text.find("\n", start, self._block[1])
+        line = self._text[start : end if end >= 0 else self._block[1]].rstrip(",")
         entry = json.loads("{" + line + "}")
-        if list(entry) != [case_id]:  # pragma: no cover - a line read checks one case each
-            raise KeyError(case_id)
+        if list(entry) != [case_id]:  # not one case per line after all: read the whole block
+            entry = json.loads("{" + self._text[self._block[0] : self._block[1]] + "}")
         return tuple(entry[case_id]["hits"])
 
     def __iter__(self) -> Iterator[str]:
@@ -150,7 +151,7 @@ def read_cases(text: str, start: int, end: int, *, metrics: list[str]) -> CaseBl
         lines.update(zip(data, chunk, strict=True))
     if len(cases) != len(starts):  # an id given twice
         return None
-    return CaseBlock(cases=cases, hashes=hashes, hits=LazyHits(text, lines))
+    return CaseBlock(cases=cases, hashes=hashes, hits=LazyHits(text, lines, (start, end)))
 
 
 def _line_starts(text: str, start: int, end: int) -> list[int]:

@@ -210,3 +210,16 @@ def test_the_quick_paths_are_taken_for_a_usual_file() -> None:
     assert BaselineDoc.from_json(text, expected=doc).cases is doc.cases  # not parsed at all
     other = replace(doc, cases=_doc(list(doc.cases), seed=1).cases)
     assert BaselineDoc.from_json(text, expected=other).cases == doc.cases
+
+
+def test_ranked_ids_of_a_line_with_two_cases_are_still_found() -> None:
+    doc = _doc([f"case-{i:06d}" for i in range(50)])
+    lines = doc.to_json().split("\n")
+    at = next(n for n, line in enumerate(lines) if '"case-000010"' in line)
+    # Two cases on one line, an empty line after: still one line per case in number.
+    lines[at : at + 2] = [lines[at] + " " + lines[at + 1].strip(), ""]
+    text = "\n".join(lines)
+    read = BaselineDoc.from_json(text)
+    assert isinstance(read.hits, LazyHits)
+    assert dict(read.hits) == dict(doc.hits)
+    assert read.cases == doc.cases
