@@ -87,7 +87,8 @@ class BaselineOutcome:
         if self.problem is not None:
             out["problem"] = self.problem
         if self.cases is not None:
-            out["cases"] = {case_id: dict(values) for case_id, values in self.cases.items()}
+            cases = self.cases  # one pass in C: a large baseline has a case per golden case
+            out["cases"] = dict(zip(cases.keys(), map(dict, cases.values()), strict=True))
         if self.regressed is not None:
             out["regressed"] = list(self.regressed)
         if self.improved is not None:
@@ -167,7 +168,7 @@ def decide_baseline(
         return BaselineDecision(replace(base, status="missing"), current)
 
     try:
-        stored_doc = BaselineDoc.from_json(stored, source=path)
+        stored_doc = BaselineDoc.from_json(stored, source=path, expected=current)
     except NewerBaselineError as exc:
         verdict.problems.append(
             f"Baseline cannot be read: {exc} (or delete the file and re-run with "

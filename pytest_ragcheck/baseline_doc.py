@@ -15,9 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pytest_ragcheck.baseline_bulk import read_canonical
+from pytest_ragcheck.baseline_rows import case_block, natural_order, result_cases
 from pytest_ragcheck.errors import BaselineError
 from pytest_ragcheck.result import hit_ids
-from pytest_ragcheck.sorting import natural_sorted
 
 if TYPE_CHECKING:
     from pytest_ragcheck.result import Result
@@ -130,21 +131,12 @@ class BaselineDoc:
         _check_precision(precision)
         names = tuple(sorted(result.metric_names))
         depth = hits_depth(result, max_hits=max_hits)
-        known = result.golden.case_hashes if result.golden is not None else {}
-        cases: dict[str, dict[str, float]] = {}
-        hashes: dict[str, str] = {}
-        hits: dict[str, tuple[str, ...]] = {}
-        isfinite = math.isfinite
-        for case in result.evaluated:
-            found = case.values
-            present = [(n, found[n]) for n in names if n in found]
-            if not present:
-                continue
-            if not all(type(v) is float and isfinite(v) for _, v in present):  # the rare path
-                present = [(n, _finite_for_storage(v, n, f"case {case.id!r}")) for n, v in present]
-            cases[case.id] = {n: round(v, precision) + 0.0 for n, v in present}  # round_value
-            hashes[case.id] = known.get(case.id, "")
-            hits[case.id] = tuple(hit_ids(case)[:depth])
+        bulk = result_cases(result, names, precision=precision, depth=depth)
+        cases, hashes, hits = (
+            (bulk.cases, bulk.hashes, bulk.hits)
+            if bulk is not None
+            else _result_cases(result, names, precision=precision, depth=depth)
+        )
         aggregates = {
             name: _finite_for_storage(result.metrics.get(name), name, "the aggregate")
             for name in names
@@ -175,6 +167,11 @@ class BaselineDoc:
             }
             return f"{dump(case_id)}: {_CASE_ENCODER.encode(entry)}"
 
+        order = natural_order(self.cases, hint=self.cases)
+        quick = case_block(self, order)  # the same lines, written in bulk
+        if quick is not None:
+            quick = "{\n" + quick + "\n  }"
+
         def block(entries: list[str]) -> str:
             if not entries:
                 return "{}"
@@ -184,7 +181,7 @@ class BaselineDoc:
             "aggregates": block(
                 [f"{dump(n)}: {dump(self.aggregates[n])}" for n in sorted(self.aggregates)]
             ),
-            "cases": block([case_line(i) for i in natural_sorted(list(self.cases))]),
+            "cases": block([case_line(i) for i in order]) if quick is None else quick,
             "format": dump(FORMAT),
             "golden_hash": dump(self.golden_hash),
             "k": dump(self.k),
@@ -197,8 +194,19 @@ class BaselineDoc:
         return "{\n" + body + "\n}\n"
 
     @classmethod
-    def from_json(cls, text: str, *, source: str = "baseline") -> BaselineDoc:
-        """Read and validate a stored file; :class:`BaselineError` names what is wrong."""
+    def from_json(
+        cls, text: str, *, source: str = "baseline", expected: BaselineDoc | None = None
+    ) -> BaselineDoc:
+        """Read and validate a stored file; :class:`BaselineError` names what is wrong.
+
+        A canonical file's cases are read in chunks (``baseline_bulk``), or not at all when they
+        are exactly ``expected``'s (this run's); any other file is read whole.
+        """
+        doc = read_canonical(text, lambda t: cls._read(t, source=source), expected=expected)
+        return doc if doc is not None else cls._read(text, source=source)
+
+    @classmethod
+    def _read(cls, text: str, *, source: str) -> BaselineDoc:
 
         def fail(problem: str) -> BaselineError:
             return BaselineError(f"{source}: {problem}")
@@ -297,6 +305,26 @@ class BaselineDoc:
             case_hashes=hashes,
             hits=hits,
         )
+
+
+def _result_cases(
+    result: Result, names: tuple[str, ...], *, precision: int, depth: int
+) -> tuple[dict[str, dict[str, float]], dict[str, str], dict[str, tuple[str, ...]]]:
+    """Per case: values rounded for storage (a non-finite one is refused), hash and hits."""
+    known = result.golden.case_hashes if result.golden is not None else {}
+    cases: dict[str, dict[str, float]] = {}
+    hashes: dict[str, str] = {}
+    hits: dict[str, tuple[str, ...]] = {}
+    for case in result.evaluated:
+        found = case.values
+        present = [(n, found[n]) for n in names if n in found]
+        if not present:
+            continue
+        present = [(n, _finite_for_storage(v, n, f"case {case.id!r}")) for n, v in present]
+        cases[case.id] = {n: round_value(v, precision) for n, v in present}
+        hashes[case.id] = known.get(case.id, "")
+        hits[case.id] = tuple(hit_ids(case)[:depth])
+    return cases, hashes, hits
 
 
 def _case_entry(raw: object, *, where: str, fail: Any) -> tuple[str, tuple[str, ...], object]:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from pytest_ragcheck.baseline_doc import BaselineDoc
-from pytest_ragcheck.sorting import natural_sorted
+from pytest_ragcheck.baseline_rows import natural_order
 
 __all__ = ["CaseMatch", "match_cases"]
 
@@ -75,23 +75,29 @@ def match_cases(
     when the golden set is unchanged, or when the current cases with its ids hash to its
     golden hash (``subset_hash``: cases were only added); otherwise nothing can be told apart.
     """
-    before, after = set(stored.cases), set(current.cases)
-    common = before & after
-    added = tuple(natural_sorted(after - before))
-    removed = tuple(natural_sorted(before - after))
+    before, after = stored.cases.keys(), current.cases.keys()
+    common = before & after if before != after else set(before)
+    added = tuple(natural_order(after - before))
+    removed = tuple(natural_order(before - after))
     if stored.schema_version >= 2:
-        edited = {i for i in common if stored.case_hashes.get(i) != current.case_hashes.get(i)}
+        edited = (
+            set()
+            if stored.case_hashes == current.case_hashes
+            else {i for i in common if stored.case_hashes.get(i) != current.case_hashes.get(i)}
+        )
         return CaseMatch(
-            shared=tuple(natural_sorted(common - edited)),
+            shared=tuple(natural_order(common - edited, hint=stored.cases)),
             added=added,
             removed=removed,
-            edited=tuple(natural_sorted(edited)),
+            edited=tuple(natural_order(edited)),
         )
     unchanged = stored.golden_hash == current.golden_hash or (
-        subset_hash is not None and not removed and subset_hash(before) == stored.golden_hash
+        subset_hash is not None and not removed and subset_hash(set(before)) == stored.golden_hash
     )
     if unchanged:
-        return CaseMatch(shared=tuple(natural_sorted(common)), added=added, removed=removed)
+        return CaseMatch(
+            shared=tuple(natural_order(common, hint=stored.cases)), added=added, removed=removed
+        )
     return CaseMatch(
         shared=(),
         added=added,

@@ -6,9 +6,10 @@ Shared by the overall comparison (``baseline_compare``) and the per-tag gate (``
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.baseline_doc import BaselineDoc, round_value
 from pytest_ragcheck.case_match import CaseMatch
@@ -30,6 +31,23 @@ class Sides:
     stored: BaselineDoc
     current: BaselineDoc
     match: CaseMatch
+    #: Each side's values over the shared cases, one array per metric, read once (by the
+    #: ``id`` of the side's cases: an unchanged baseline shares them), and each shared case's
+    #: row (by ``None``).
+    _read: dict[int | None, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def values(self, doc: BaselineDoc, name: str, ids: Sequence[str]) -> Any:
+        """``doc``'s values of ``name`` over ``ids`` (a numpy array, in the order of ``ids``)."""
+        shared = self.match.shared
+        columns = self._read.get(id(doc.cases))
+        if columns is None:
+            columns = self._read[id(doc.cases)] = _columns(doc.cases, self.current.metrics, shared)
+        if ids is shared or ids == shared:
+            return columns[name]
+        rows = self._read.get(None)
+        if rows is None:
+            rows = self._read[None] = {case_id: n for n, case_id in enumerate(shared)}
+        return columns[name][[rows[i] for i in ids]]
 
     def means(self, name: str, ids: Sequence[str]) -> tuple[float, float]:
         """Both sides' means over ``ids``, rounded like stored values.
@@ -40,8 +58,8 @@ class Sides:
         if self.match.whole and len(ids) == len(self.match.shared):
             return self.stored.aggregates[name], self.current.aggregates[name]
         precision = self.current.precision
-        before = math.fsum(self.stored.cases[i][name] for i in ids) / len(ids)
-        after = math.fsum(self.current.cases[i][name] for i in ids) / len(ids)
+        before = math.fsum(self.values(self.stored, name, ids).tolist()) / len(ids)
+        after = math.fsum(self.values(self.current, name, ids).tolist()) / len(ids)
         return round_value(before, precision), round_value(after, precision)
 
     def paired(self, names: Sequence[str], ids: Sequence[str]) -> dict[str, PairedTest]:
@@ -50,12 +68,11 @@ class Sides:
 
         from pytest_ragcheck.stats import Alternative, paired_tests
 
-        before = np.asarray(
-            [[self.stored.cases[i][n] for n in names] for i in ids], dtype=np.float64
-        ).reshape(len(ids), len(names))
-        after = np.asarray(
-            [[self.current.cases[i][n] for n in names] for i in ids], dtype=np.float64
-        ).reshape(len(ids), len(names))
+        before = np.empty((len(ids), len(names)))
+        after = np.empty((len(ids), len(names)))
+        for column, name in enumerate(names):
+            before[:, column] = self.values(self.stored, name, ids)
+            after[:, column] = self.values(self.current, name, ids)
         sums = after.sum(axis=0) - before.sum(axis=0)
         alternatives: list[Alternative] = [
             "less" if d < -_EPS else "greater" if d > _EPS else "two-sided" for d in sums
@@ -67,7 +84,23 @@ class Sides:
             return None
         from pytest_ragcheck.stats import detectable_drop
 
-        return detectable_drop([self.stored.cases[i][name] for i in ids], level=level)
+        return detectable_drop(self.values(self.stored, name, ids), level=level)
+
+
+def _columns(
+    cases: Mapping[str, Mapping[str, float]], names: Sequence[str], ids: Sequence[str]
+) -> dict[str, Any]:
+    """Per metric of ``names`` that every case of ``ids`` has, its values over ``ids``."""
+    import numpy as np
+
+    rows = list(map(cases.__getitem__, ids))
+    out: dict[str, Any] = {}
+    for name in names:
+        try:
+            out[name] = np.fromiter(map(itemgetter(name), rows), dtype=np.float64, count=len(rows))
+        except KeyError:
+            continue
+    return out
 
 
 @dataclass(slots=True)
