@@ -148,7 +148,7 @@ def cases_json(cases: Sequence[CaseResult], baselines: Sequence[Mapping[str, flo
     counts = list(map(len, lists))
     grades = [_no_grade if r is None else r[1].get for r in ranked]
     pieces = _hit_pieces(list(chain.from_iterable(lists)), grades, counts)
-    ends = list(accumulate([8 * c for c in counts]))
+    ends = list(accumulate([5 * c for c in counts]))
     hits = list(map("".join, map(pieces.__getitem__, map(slice, [0, *ends[:-1]], ends))))
     totals = [
         len(r[0]) if r is not None else len(c.hits) for c, r in zip(cases, ranked, strict=True)
@@ -209,8 +209,8 @@ def _texts(
 def _hit_pieces(
     hits: Sequence[Hit], grades: Sequence[Callable[[str, int], int]], counts: Sequence[int]
 ) -> list[str]:
-    """Eight texts per runner's hit that make its entry as ``HitRecord`` would have it (rank,
-    id, text, score, grade with the spans and relevance, and the pieces between them);
+    """Five texts per runner's hit that make its entry as ``HitRecord`` would have it (rank,
+    id, text, score, grade with the spans and relevance, with the pieces between them);
     ``grades`` and ``counts`` per case."""
     size = len(hits)
     if not size:
@@ -219,15 +219,16 @@ def _hit_pieces(
     texts = [h.text for h in hits]
     scores = [h.score for h in hits]
     found = list(map(call, chain.from_iterable(map(repeat, grades, counts)), ids, repeat(0)))
-    out = [""] * (8 * size)
-    out[0::8] = chain.from_iterable([_RANKS[:n] for n in counts])
-    out[1::8] = map(encode_basestring, ids)
-    out[2::8] = [',"text":'] * size
-    out[3::8] = ["null"] * size if texts.count(None) == size else [_text(clip(t)) for t in texts]
-    out[4::8] = [',"score":'] * size
-    out[5::8] = _spelled(_NUMBERS, scores, _number)
-    out[6::8] = [',"grade":'] * size
-    out[7::8] = _spelled(_GRADES, found, _grade)
+    out = [""] * (5 * size)
+    out[0::5] = chain.from_iterable([_RANKS[:n] for n in counts])
+    out[1::5] = map(encode_basestring, ids)
+    out[2::5] = (
+        [_NO_TEXT] * size
+        if texts.count(None) == size
+        else [f',"text":{_text(clip(t))},"score":' for t in texts]
+    )
+    out[3::5] = _spelled(_NUMBERS, scores, _number)
+    out[4::5] = _spelled(_GRADES, found, _grade)
     return out
 
 
@@ -286,7 +287,8 @@ _RANKS = tuple(
     ('{"rank":%d,"id":' if rank == 1 else ',{"rank":%d,"id":') % rank
     for rank in range(1, MAX_HITS + 1)
 )
-_GRADE = '%d,"spans":[],"relevant":%s}'
+_GRADE = ',"grade":%d,"spans":[],"relevant":%s}'
+_NO_TEXT = ',"text":null,"score":'
 #: Entries of the spelling caches below (they stop growing there: scores may all differ).
 _CACHED = 1 << 16
 #: Metric values -> their JSON text (never with a zero: ``-0.0 == 0.0`` is spelled apart).
