@@ -347,32 +347,41 @@ def pack(entries: Iterable[str], redact: Callable[[str], str]) -> bytes:
 
     Compressed a piece at a time, so the uncompressed text of a 200,000-case run is never
     held whole; JSON text needs no escaping of the mask, so masking the text equals masking
-    the values.
+    the values. zlib lets go of the interpreter while it compresses, so a thread compresses
+    each piece while the next one is written (in order: one piece at a time).
     """
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     packer = zlib.compressobj(1)
     out = [packer.compress(b"[")]
+    with ThreadPoolExecutor(1, thread_name_prefix="ragcheck-pack") as pool:
+        pending: Future[bytes] | None = None
+        for data in _pieces(entries, redact):
+            if pending is not None:
+                out.append(pending.result())
+            pending = pool.submit(packer.compress, data)
+        if pending is not None:
+            out.append(pending.result())
+    out.append(packer.compress(b"]"))
+    out.append(packer.flush())
+    return b"".join(out)
+
+
+def _pieces(entries: Iterable[str], redact: Callable[[str], str]) -> Iterator[bytes]:
+    """The entries comma-joined and masked, in pieces of about :data:`_PIECE` characters."""
     pieces: list[str] = []
     size = 0
-    first = True
-
-    def flush() -> None:
-        nonlocal first, size
-        text = ("" if first else ",") + ",".join(pieces)
-        out.append(packer.compress(redact(text).encode("utf-8")))
-        first = False
-        pieces.clear()
-        size = 0
-
+    lead = ""
     for entry in entries:
         pieces.append(entry)
         size += len(entry)
         if size >= _PIECE:
-            flush()
+            yield redact(lead + ",".join(pieces)).encode("utf-8")
+            pieces.clear()
+            size = 0
+            lead = ","
     if pieces:
-        flush()
-    out.append(packer.compress(b"]"))
-    out.append(packer.flush())
-    return b"".join(out)
+        yield redact(lead + ",".join(pieces)).encode("utf-8")
 
 
 def unpacked_text(blob: bytes, *, size: int = 1 << 20) -> Iterator[str]:
