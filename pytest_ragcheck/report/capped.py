@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from itertools import repeat
+from itertools import chain, repeat
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.report.cases import HIST_BINS, SHOWN_CASES
@@ -29,32 +30,65 @@ class MetricColumns:
     """Per metric, every case's value and baseline value (``nan`` where there is none)."""
 
     def __init__(
-        self, cases: Sequence[CaseResult], baseline: Mapping[str, Mapping[str, float]]
+        self,
+        cases: Sequence[CaseResult],
+        baseline: Mapping[str, Mapping[str, float]],
+        names: Sequence[str] = (),
     ) -> None:
         self._cases = cases
         self._baseline = baseline
+        #: Read together, in one pass over the cases, when every case has them all.
+        self._names = tuple(dict.fromkeys(names))
         self._now: dict[str, np.ndarray[Any, Any]] = {}
         self._then: dict[str, np.ndarray[Any, Any]] = {}
         self._rows: tuple[list[Mapping[str, float]], list[Mapping[str, float]]] | None = None
 
     def _values(self) -> tuple[list[Mapping[str, float]], list[Mapping[str, float]]]:
         if self._rows is None:
-            get = self._baseline.get
             cases = self._cases
-            self._rows = [c.values for c in cases], [get(c.id, _NO_VALUES) for c in cases]
+            ids = map(attrgetter("id"), cases)
+            self._rows = (
+                list(map(attrgetter("values"), cases)),
+                list(map(self._baseline.get, ids, repeat(_NO_VALUES))),
+            )
         return self._rows
 
     def now(self, name: str) -> np.ndarray[Any, Any]:
         """Each case's value of ``name`` (``nan`` when missing or ``None``)."""
         if name not in self._now:
-            self._now[name] = _column(self._values()[0], name)
+            rows = self._values()[0]
+            if not self._now and name in self._names:
+                self._now.update(_table(rows, self._names))
+            if name not in self._now:
+                self._now[name] = _column(rows, name)
         return self._now[name]
 
     def before(self, name: str) -> np.ndarray[Any, Any]:
         """Each case's baseline value of ``name`` (``nan`` when the baseline has none)."""
         if name not in self._then:
-            self._then[name] = _column(self._values()[1], name)
+            rows = self._values()[1]
+            if not self._then and name in self._names:
+                self._then.update(_table(rows, self._names))
+            if name not in self._then:
+                self._then[name] = _column(rows, name)
         return self._then[name]
+
+
+def _table(rows: Sequence[Mapping[str, float]], names: Sequence[str]) -> dict[str, Any]:
+    """Each name's column from one pass over ``rows``; nothing unless every row has every
+    name as a number (the usual case: then a C-level pass, not one per name)."""
+    import numpy as np
+
+    if len(names) < 2:
+        return {}
+    try:
+        flat = np.fromiter(
+            chain.from_iterable(map(itemgetter(*names), rows)), np.float64, len(rows) * len(names)
+        )
+    except (KeyError, TypeError):
+        return {}
+    table = flat.reshape(len(rows), len(names))
+    return {name: table[:, i] for i, name in enumerate(names)}
 
 
 def _column(rows: Sequence[Mapping[str, float]], name: str) -> np.ndarray[Any, Any]:
@@ -87,7 +121,7 @@ def select_shown(
         return list(range(len(cases)))
     import numpy as np
 
-    columns = columns or MetricColumns(cases, baseline)
+    columns = columns or MetricColumns(cases, baseline, [name for name, _ in metrics])
     chosen: dict[int, None] = {}
     if first:
         position = {case.id: i for i, case in enumerate(cases)}
@@ -123,7 +157,7 @@ def distribution(
     HTML report bins the cases themselves when it has them all."""
     import numpy as np
 
-    columns = columns or MetricColumns(cases, baseline)
+    columns = columns or MetricColumns(cases, baseline, names)
     out: dict[str, dict[str, Any]] = {}
     for name in names:
         now = columns.now(name)

@@ -117,7 +117,7 @@ def _cases(
     cases = result.cases
     first = [c.id for c in verdict.case_changes]
     metrics = _shown_metrics(result)
-    columns = MetricColumns(cases, by_case)
+    columns = MetricColumns(cases, by_case, [name for name, _ in metrics])
     shown = select_shown(cases, metrics, by_case, first=first, columns=columns)
     picked = [cases[i] for i in shown]
     text = cases_json(picked, [by_case.get(c.id) for c in picked])

@@ -72,7 +72,11 @@ def _histograms(
     return out
 
 
-def _run(seed: int, size: int) -> tuple[list[CaseResult], dict[str, dict[str, float]]]:
+def _run(
+    seed: int, size: int, *, clean: bool = False
+) -> tuple[list[CaseResult], dict[str, dict[str, float]]]:
+    """Cases and a baseline; ``clean``: every case and baseline entry has every metric (read
+    in one pass), else some miss one, have ``None`` or are new (read one metric at a time)."""
     rng = random.Random(seed)
     steps = [0.0, 0.1, 0.25, 0.5, 1.0]  # few distinct values: many ties
     cases = []
@@ -83,25 +87,25 @@ def _run(seed: int, size: int) -> tuple[list[CaseResult], dict[str, dict[str, fl
             "recall@10": rng.choice([*steps, math.nan]),
             "latency": rng.choice([1, 2, 3.5, 40.0]),
         }
-        if rng.random() < 0.1:
+        if rng.random() < 0.1 and not clean:
             del values["mrr@10"]
-        if rng.random() < 0.05:
+        if rng.random() < 0.05 and not clean:
             values["recall@10"] = None
         failed = rng.random() < 0.02
         cases.append(
             CaseResult(id=f"c{n}", query="q", status="error" if failed else "ok", values=values)
         )
-        if rng.random() < 0.8:
+        if rng.random() < 0.8 or clean:
             before = {"mrr@10": rng.choice(steps), "latency": rng.choice([1.0, 2.0, 30.0])}
-            if rng.random() < 0.3:
+            if rng.random() < 0.3 or clean:
                 before["recall@10"] = rng.choice(steps)
             baseline[f"c{n}"] = before
     return cases, baseline
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4])
-def test_the_arrays_choose_the_cases_python_chooses(seed: int) -> None:
-    cases, baseline = _run(seed, 3000)
+@pytest.mark.parametrize(("seed", "clean"), [(1, False), (2, False), (3, True), (4, True)])
+def test_the_arrays_choose_the_cases_python_chooses(seed: int, clean: bool) -> None:
+    cases, baseline = _run(seed, 3000, clean=clean)
     first = ["c17", "nope", "c2999", "c17"]
     for limit in (5, 200):
         got = select_shown(cases, METRICS, baseline, first=first, limit=limit)
@@ -110,9 +114,9 @@ def test_the_arrays_choose_the_cases_python_chooses(seed: int) -> None:
     assert select_shown(cases[:10], METRICS, baseline, limit=50) == list(range(10))
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_the_histograms_count_what_python_counts(seed: int) -> None:
-    cases, baseline = _run(seed, 2000)
+@pytest.mark.parametrize(("seed", "clean"), [(1, False), (2, True)])
+def test_the_histograms_count_what_python_counts(seed: int, clean: bool) -> None:
+    cases, baseline = _run(seed, 2000, clean=clean)
     names = [name for name, _ in METRICS]
     columns = MetricColumns(cases, baseline)
     select_shown(cases, METRICS, baseline, columns=columns)
@@ -120,6 +124,17 @@ def test_the_histograms_count_what_python_counts(seed: int) -> None:
         cases, names, baseline
     )
     assert distribution(cases, names, {})["mrr@10"]["baseline"] is None
+
+
+def test_metrics_read_together_equal_metrics_read_one_at_a_time() -> None:
+    cases, baseline = _run(5, 500, clean=True)
+    names = ["mrr@10", "recall@10", "latency"]
+    together = MetricColumns(cases, baseline, names)
+    apart = MetricColumns(cases, baseline)
+    for name in [*names, "absent"]:
+        np.testing.assert_array_equal(together.now(name), apart.now(name))
+        np.testing.assert_array_equal(together.before(name), apart.before(name))
+    assert not np.isnan(together.before("recall@10")).any()
 
 
 def test_columns_read_any_mapping_and_none_values() -> None:
