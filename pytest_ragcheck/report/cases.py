@@ -5,7 +5,8 @@ JSON report's ``cases[i]``) exactly once, on the process that ran the test. A la
 every entry only as compressed JSON text (:func:`pack`), which pytest-xdist carries to the
 controller and the JSON report writes out as it is (:func:`unpacked_text`); the entries the
 HTML, Markdown and terminal outputs read are the :data:`SHOWN_CASES` that matter most (the most
-regressed and the lowest-scoring per metric, and errors), plus a histogram of every case.
+regressed and the lowest-scoring per metric, and errors), plus a histogram of every case
+(:mod:`pytest_ragcheck.report.capped`).
 """
 
 from __future__ import annotations
@@ -290,9 +291,10 @@ _GRADE = ',"grade":%d,"spans":[],"relevant":%s}'
 _NO_TEXT = ',"text":null,"score":'
 #: Entries of the spelling caches below (they stop growing there: scores may all differ).
 _CACHED = 1 << 16
-#: Metric values -> their JSON text (never with a zero: ``-0.0 == 0.0`` is spelled apart).
+#: Metric values -> their JSON text. Never with a zero (``-0.0 == 0.0`` is spelled apart) or a
+#: nan (each nan is a key of its own: the cache would fill with them).
 _VALUES: dict[tuple[tuple[str, float], ...], str] = {}
-#: Number -> its JSON text (never a zero: ``-0.0 == 0.0`` but is spelled differently).
+#: Number -> its JSON text (never a zero or a nan, as above).
 _NUMBERS: dict[Any, str] = {None: "null"}
 #: Grade -> the ``grade``, ``spans`` and ``relevant`` texts of a runner's hit.
 _GRADES: dict[Any, str] = {}
@@ -314,18 +316,15 @@ def _number(value: float | None) -> str:
     text = _NUMBERS.get(value)
     if text is None:
         text = _num(value)
-        if value and len(_NUMBERS) < _CACHED:
+        if value and value == value and len(_NUMBERS) < _CACHED:  # no zero, no nan
             _NUMBERS[value] = text
     return text
 
 
 def _grade(found: int) -> str:
     relevant = found > 0
-    text = _GRADE % (
-        found if relevant else 0,
-        "true" if relevant else "false",
-    )
-    if len(_GRADES) < _CACHED:
+    text = _GRADE % (found if relevant else 0, "true" if relevant else "false")
+    if found == found and len(_GRADES) < _CACHED:
         _GRADES[found] = text
     return text
 
@@ -335,6 +334,6 @@ def _floats(values: Mapping[str, float]) -> str:
     text = _VALUES.get(key)
     if text is None:
         text = "{" + ",".join([_text(str(k)) + ":" + _number(v) for k, v in key]) + "}"
-        if len(_VALUES) < _CACHED and all(v for _, v in key):
+        if len(_VALUES) < _CACHED and all(v and v == v for _, v in key):
             _VALUES[key] = text
     return text

@@ -197,3 +197,20 @@ def test_a_zero_is_spelled_with_its_sign_whatever_came_before() -> None:
 def test_no_cases_no_text() -> None:
     assert cases_json([], []) == ""
     assert list(all_cases_json([], {})) == []
+
+
+def test_nan_values_and_scores_are_spelled_null_and_not_remembered() -> None:
+    """Each nan hashes apart (Python >= 3.10): remembering them would fill the caches."""
+    from pytest_ragcheck.report import cases as module
+
+    def case(n: int) -> CaseResult:
+        hits = [Hit(f"d{n}", None, float("nan"))]
+        return CaseResult(id=f"c{n}", query="q", values={"m": float("nan")}, _ranked=(hits, {}))
+
+    cases = [case(n) for n in range(300)]
+    before = len(module._VALUES), len(module._NUMBERS)
+    entries = json.loads(f"[{cases_json(cases, [{'m': float('nan')}] * 300)}]")
+    assert (len(module._VALUES), len(module._NUMBERS)) == before
+    assert {e["values"]["m"] for e in entries} == {None}
+    assert {e["hits"][0]["score"] for e in entries} == {None}
+    assert {e["baseline_values"]["m"] for e in entries} == {None}
