@@ -5,22 +5,25 @@ JSON report's ``cases[i]``) exactly once, on the process that ran the test. A la
 every entry only as compressed JSON text (:func:`pack`), which pytest-xdist carries to the
 controller and the JSON report writes out as it is (:func:`unpacked_text`); the entries the
 HTML, Markdown and terminal outputs read are the :data:`SHOWN_CASES` that matter most (the most
-regressed and the lowest-scoring per metric, and errors), plus a histogram of every case.
+regressed and the lowest-scoring per metric, and errors), plus a histogram of every case
+(:mod:`pytest_ragcheck.report.capped`).
 """
 
 from __future__ import annotations
 
-import heapq
 import json
 import math
-import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from itertools import accumulate, chain, repeat
 from json.encoder import encode_basestring
-from typing import TYPE_CHECKING, Any
+from operator import call
+from typing import TYPE_CHECKING, Any, cast
+
+from pytest_ragcheck.report.packing import pack, unpacked_text
 
 if TYPE_CHECKING:
     from pytest_ragcheck.hits import Hit
-    from pytest_ragcheck.result import CaseResult
+    from pytest_ragcheck.result import CaseResult, HitRecord
 
 __all__ = [
     "HIST_BINS",
@@ -32,11 +35,9 @@ __all__ = [
     "case_entry",
     "case_json",
     "clip",
-    "distribution",
     "json_safe",
     "judge_details",
     "pack",
-    "select_shown",
     "tail",
     "unpacked_text",
 ]
@@ -54,7 +55,7 @@ MAX_HITS = 100
 SHOWN_CASES = 200
 #: Bins of the per-case value histogram.
 HIST_BINS = 10
-#: Entries encoded per compressed chunk (bounds the text held at once while packing).
+#: Entries encoded at a time (their hits' texts are made together).
 _CHUNK = 2000
 
 
@@ -115,83 +116,188 @@ def case_entry(case: CaseResult, baseline_values: Mapping[str, float] | None) ->
 
 
 def case_json(case: CaseResult, baseline_values: Mapping[str, float] | None) -> str:
-    """:func:`case_entry` as JSON text, written directly (no dict per hit: a 200,000-case run
-    has millions of hits, and this is the only place their report form is made)."""
-    ranked = case._ranked  # the runner's hits and the grades, while ``case.hits`` is unbuilt
-    if ranked is not None:  # the usual case: no HitRecord was built, none is built here
-        total = len(ranked[0])
-        hit_texts = _ranked_json(ranked[0][:MAX_HITS], ranked[1])
-    else:
-        hits = case.hits
-        total = len(hits)
-        hit_texts = ",".join(
-            [
-                _HIT
-                % (
-                    h.rank,
-                    _text(h.id),
-                    _text(clip(h.text)),
-                    _num(h.score),
-                    h.grade,
-                    ",".join(map(str, h.spans)),
-                    "true" if h.grade > 0 else "false",
-                )
-                for h in hits[:MAX_HITS]
-            ]
-        )
-    judge = json.dumps(judge_details(case.judge), **_DUMP) if case.judge else "{}"
-    return _CASE % (
-        _text(case.id),
-        _text(clip(case.query, QUERY_LIMIT)),
-        ",".join([_text(t) for t in case.tags]),
-        _text(case.status),
-        case.n_relevant,
-        _floats(case.values),
-        _num(case.latency_ms),
-        _text(clip(case.error, QUERY_LIMIT)),
-        _text(tail(case.traceback)),
-        case.duplicates,
-        _text(case.mode),
-        hit_texts,
-        max(0, total - MAX_HITS),
-        judge,
-        ",".join([_text(clip(e, QUERY_LIMIT)) for e in case.judge_errors]),
-        "null" if baseline_values is None else _floats(baseline_values),
-        _text(clip(case.answer)),
+    """:func:`case_entry` as JSON text (see :func:`cases_json`)."""
+    return cases_json([case], [baseline_values])
+
+
+def all_cases_json(
+    cases: Sequence[CaseResult], baselines: Mapping[str, Mapping[str, float]]
+) -> Iterator[str]:
+    """:func:`cases_json` of every case (baseline values by case id), a chunk at a time."""
+    for start in range(0, len(cases), _CHUNK):
+        chunk = cases[start : start + _CHUNK]
+        yield cases_json(chunk, [baselines.get(c.id) for c in chunk])
+
+
+def cases_json(cases: Sequence[CaseResult], baselines: Sequence[Mapping[str, float] | None]) -> str:
+    """:func:`case_entry` of each case as JSON text, comma-separated, written directly (no
+    dict per hit: a 200,000-case run has millions of hits, and this is the only place their
+    report form is made).
+
+    Each field is made as a column across all ``cases`` (mostly C-level ``map`` calls;
+    numbers that recur, such as scores, metric values and grades, are spelled once), and one
+    ``join`` puts the columns and the constant pieces between them together.
+    """
+    n = len(cases)
+    if not n:
+        return ""
+    ranked = [c._ranked for c in cases]  # the runner's hits and grades, while unbuilt
+    lists = [
+        () if r is None else r[0] if len(r[0]) <= MAX_HITS else r[0][:MAX_HITS] for r in ranked
+    ]
+    counts = list(map(len, lists))
+    grades = [_no_grade if r is None else r[1].get for r in ranked]
+    pieces = _hit_pieces(list(chain.from_iterable(lists)), grades, counts)
+    ends = list(accumulate([5 * c for c in counts]))
+    hits = list(map("".join, map(pieces.__getitem__, map(slice, [0, *ends[:-1]], ends))))
+    totals = [
+        len(r[0]) if r is not None else len(c.hits) for c, r in zip(cases, ranked, strict=True)
+    ]
+    for i in [i for i, r in enumerate(ranked) if r is None]:  # ``case.hits`` was read
+        hits[i] = _built_hits(cases[i].hits[:MAX_HITS])
+    tags = [c.tags for c in cases]
+    judges = [c.judge for c in cases]
+    problems = [c.judge_errors for c in cases]
+    columns = (
+        _texts([c.id for c in cases]),
+        _texts([c.query for c in cases], QUERY_LIMIT),
+        [",".join(map(_text, t)) for t in tags] if any(tags) else [""] * n,
+        _texts([c.status for c in cases]),
+        list(map("%d".__mod__, [c.n_relevant for c in cases])),
+        list(map(_floats, [c.values for c in cases])),
+        list(map(_num, [c.latency_ms for c in cases])),
+        _texts([c.error for c in cases], QUERY_LIMIT),
+        _texts([c.traceback for c in cases], TRACEBACK_LIMIT, cut=tail),
+        list(map("%d".__mod__, [c.duplicates for c in cases])),
+        _texts([c.mode for c in cases]),
+        hits,
+        [str(max(0, t - MAX_HITS)) for t in totals] if max(totals) > MAX_HITS else ["0"] * n,
+        [json.dumps(judge_details(j), **_DUMP) if j else "{}" for j in judges]
+        if any(judges)
+        else ["{}"] * n,
+        [",".join([_text(clip(e, QUERY_LIMIT)) for e in p]) for p in problems]
+        if any(problems)
+        else [""] * n,
+        ["null" if b is None else _floats(b) for b in baselines],
+        _texts([c.answer for c in cases], TEXT_LIMIT),
     )
+    width = 2 * len(columns) + 1
+    parts = [""] * (width * n)
+    for at, (key, column) in enumerate(zip(_KEYS, columns, strict=True)):
+        parts[2 * at :: width] = [key] * n
+        parts[2 * at + 1 :: width] = column
+    parts[width - 1 :: width] = ["},"] * n
+    parts[-1] = "}"
+    return "".join(parts)
 
 
-def _ranked_json(hits: Sequence[Hit], grades: Mapping[str, int]) -> str:
-    """The ``hits`` entries of the runner's hits graded by ``grades`` (as ``HitRecord`` would)."""
-    grade = grades.get
-    isfinite = math.isfinite
-    parts = []
-    for rank, hit in enumerate(hits, 1):
-        found = grade(hit.id, 0)
-        score = hit.score
-        text = hit.text
-        parts.append(
+def _texts(
+    values: list[str | None],
+    limit: int | None = None,
+    cut: Callable[[str | None, int], str | None] = clip,
+) -> list[str]:
+    """JSON texts of ``values`` (``None`` is ``null``), each cut to ``limit`` by ``cut``."""
+    n = len(values)
+    nulls = values.count(None)
+    if nulls == n:
+        return ["null"] * n
+    if nulls or (limit is not None and max(map(len, values)) > limit):  # type: ignore[arg-type]
+        return [_text(v if limit is None else cut(v, limit)) for v in values]
+    return list(map(encode_basestring, values))  # type: ignore[arg-type]
+
+
+def _hit_pieces(
+    hits: Sequence[Hit], grades: Sequence[Callable[[str, int], int]], counts: Sequence[int]
+) -> list[str]:
+    """Five texts per runner's hit that make its entry as ``HitRecord`` would have it (rank,
+    id, text, score, grade with the spans and relevance, with the pieces between them);
+    ``grades`` and ``counts`` per case."""
+    size = len(hits)
+    if not size:
+        return []
+    ids = [h.id for h in hits]
+    texts = [h.text for h in hits]
+    scores = [h.score for h in hits]
+    found = list(map(call, chain.from_iterable(map(repeat, grades, counts)), ids, repeat(0)))
+    out = [""] * (5 * size)
+    out[0::5] = chain.from_iterable([_RANKS[:n] for n in counts])
+    out[1::5] = map(encode_basestring, ids)
+    out[2::5] = (
+        [_NO_TEXT] * size
+        if texts.count(None) == size
+        else [f',"text":{_text(clip(t))},"score":' for t in texts]
+    )
+    out[3::5] = _spelled(_NUMBERS, scores, _number)
+    out[4::5] = _spelled(_GRADES, found, _grade)
+    return out
+
+
+def _spelled(known: dict[Any, str], values: list[Any], spell: Callable[[Any], str]) -> list[str]:
+    """``spell`` of each value, from ``known`` when every one is there (the usual case)."""
+    texts = list(map(known.get, values))
+    return cast("list[str]", texts) if None not in texts else list(map(spell, values))
+
+
+def _no_grade(hit_id: str, default: int) -> int:
+    return default
+
+
+def _built_hits(hits: Sequence[HitRecord]) -> str:
+    return ",".join(
+        [
             _HIT
             % (
-                rank,
-                encode_basestring(hit.id),
-                _text(clip(text)),
-                "null" if score is None or not isfinite(score) else repr(float(score)),
-                found if found > 0 else 0,
-                "",
-                "true" if found > 0 else "false",
+                h.rank,
+                _text(h.id),
+                _text(clip(h.text)),
+                _num(h.score),
+                h.grade,
+                ",".join(map(str, h.spans)),
+                "true" if h.grade > 0 else "false",
             )
-        )
-    return ",".join(parts)
+            for h in hits
+        ]
+    )
 
 
 _DUMP: dict[str, Any] = {"ensure_ascii": False, "allow_nan": False, "separators": (",", ":")}
 _HIT = '{"rank":%d,"id":%s,"text":%s,"score":%s,"grade":%d,"spans":[%s],"relevant":%s}'
-_CASE = (
-    '{"id":%s,"query":%s,"tags":[%s],"status":%s,"n_relevant":%d,"values":%s,'
-    '"latency_ms":%s,"error":%s,"traceback":%s,"duplicates":%d,"mode":%s,"hits":[%s],'
-    '"hits_dropped":%d,"judge":%s,"judge_errors":[%s],"baseline_values":%s,"answer":%s}'
+#: What comes before each field of an entry (the fields of ``cases_json``'s columns).
+_KEYS = (
+    '{"id":',
+    ',"query":',
+    ',"tags":[',
+    '],"status":',
+    ',"n_relevant":',
+    ',"values":',
+    ',"latency_ms":',
+    ',"error":',
+    ',"traceback":',
+    ',"duplicates":',
+    ',"mode":',
+    ',"hits":[',
+    '],"hits_dropped":',
+    ',"judge":',
+    ',"judge_errors":[',
+    '],"baseline_values":',
+    ',"answer":',
 )
+#: What starts the entry of the runner's hit at each rank (after the first, the comma too).
+_RANKS = tuple(
+    ('{"rank":%d,"id":' if rank == 1 else ',{"rank":%d,"id":') % rank
+    for rank in range(1, MAX_HITS + 1)
+)
+_GRADE = ',"grade":%d,"spans":[],"relevant":%s}'
+_NO_TEXT = ',"text":null,"score":'
+#: Entries of the spelling caches below (they stop growing there: scores may all differ).
+_CACHED = 1 << 16
+#: Metric values -> their JSON text. Never with a zero (``-0.0 == 0.0`` is spelled apart) or a
+#: nan (each nan is a key of its own: the cache would fill with them).
+_VALUES: dict[tuple[tuple[str, float], ...], str] = {}
+#: Number -> its JSON text (never a zero or a nan, as above).
+_NUMBERS: dict[Any, str] = {None: "null"}
+#: Grade -> the ``grade``, ``spans`` and ``relevant`` texts of a runner's hit.
+_GRADES: dict[Any, str] = {}
 
 
 def _text(value: str | None) -> str:
@@ -205,139 +311,29 @@ def _num(value: float | None) -> str:
     return repr(float(value))
 
 
+def _number(value: float | None) -> str:
+    """:func:`_num`, remembered for the next case (metric values and scores recur)."""
+    text = _NUMBERS.get(value)
+    if text is None:
+        text = _num(value)
+        if value and value == value and len(_NUMBERS) < _CACHED:  # no zero, no nan
+            _NUMBERS[value] = text
+    return text
+
+
+def _grade(found: int) -> str:
+    relevant = found > 0
+    text = _GRADE % (found if relevant else 0, "true" if relevant else "false")
+    if found == found and len(_GRADES) < _CACHED:
+        _GRADES[found] = text
+    return text
+
+
 def _floats(values: Mapping[str, float]) -> str:
-    keys = _KEYS
-    return (
-        "{"
-        + ",".join(
-            [
-                (keys.get(k) or keys.setdefault(k, _text(str(k)) + ":")) + _num(v)
-                for k, v in values.items()
-            ]
-        )
-        + "}"
-    )
-
-
-#: Metric name -> its JSON key text with the colon (the same few names on every case).
-_KEYS: dict[str, str] = {}
-
-
-def pack(entries: Iterable[str], redact: Callable[[str], str]) -> bytes:
-    """Entries (JSON texts, :func:`case_json`) as one compressed JSON array text, masked by
-    ``redact`` before compressing.
-
-    Compressed a chunk at a time, so the uncompressed text of a 200,000-case run is never
-    held whole; JSON text needs no escaping of the mask, so masking the text equals masking
-    the values.
-    """
-    packer = zlib.compressobj(1)
-    out = [packer.compress(b"[")]
-    chunk: list[str] = []
-    first = True
-
-    def flush() -> None:
-        nonlocal first
-        text = ("" if first else ",") + ",".join(chunk)
-        out.append(packer.compress(redact(text).encode("utf-8")))
-        first = False
-        chunk.clear()
-
-    for entry in entries:
-        chunk.append(entry)
-        if len(chunk) >= _CHUNK:
-            flush()
-    if chunk:
-        flush()
-    out.append(packer.compress(b"]"))
-    out.append(packer.flush())
-    return b"".join(out)
-
-
-def unpacked_text(blob: bytes, *, size: int = 1 << 20) -> Iterator[str]:
-    """The JSON array text :func:`pack` compressed, in pieces of about ``size`` bytes."""
-    unpacker = zlib.decompressobj()
-    decoder = _Utf8Pieces()
-    for start in range(0, len(blob), size // 8):
-        yield decoder.feed(unpacker.decompress(blob[start : start + size // 8]))
-    yield decoder.feed(unpacker.flush(), final=True)
-
-
-class _Utf8Pieces:
-    """Bytes to text across piece boundaries (a character may straddle two pieces)."""
-
-    def __init__(self) -> None:
-        import codecs
-
-        self._decoder = codecs.getincrementaldecoder("utf-8")()
-
-    def feed(self, data: bytes, *, final: bool = False) -> str:
-        return self._decoder.decode(data, final)
-
-
-def select_shown(
-    cases: Sequence[CaseResult],
-    metrics: Sequence[tuple[str, bool]],
-    baseline: Mapping[str, Mapping[str, float]],
-    *,
-    first: Sequence[str] = (),
-    limit: int = SHOWN_CASES,
-) -> list[int]:
-    """Indices (in case order) of the ``limit`` cases a capped report shows in full.
-
-    ``metrics`` are ``(name, higher_is_better)``. First the ids in ``first`` (the failure
-    message's cases) and the cases with an error, then in turn, one at a time per list: for
-    each metric the most regressed against the baseline and the lowest-scoring.
-    """
-    if len(cases) <= limit:
-        return list(range(len(cases)))
-    position = {case.id: i for i, case in enumerate(cases)}
-    chosen = dict.fromkeys(position[i] for i in first if i in position)
-    chosen.update(dict.fromkeys(i for i, c in enumerate(cases) if c.status == "error"))
-    ranked: list[list[int]] = []
-    for name, higher in metrics:
-        sign = 1.0 if higher else -1.0
-        scored = [(i, v) for i, c in enumerate(cases) if (v := c.values.get(name)) is not None]
-        scored = [(i, v) for i, v in scored if not math.isnan(v)]
-        moved = [
-            (sign * (v - before[name]), i)
-            for i, v in scored
-            if name in (before := baseline.get(cases[i].id, {}))
-        ]
-        ranked.append([i for d, i in heapq.nsmallest(limit, moved) if d < 0])
-        ranked.append([i for _, i in heapq.nsmallest(limit, ((sign * v, i) for i, v in scored))])
-    for turn in range(limit):
-        for indices in ranked:
-            if turn < len(indices):
-                chosen.setdefault(indices[turn])
-    return sorted(list(chosen)[:limit])
-
-
-def distribution(
-    cases: Sequence[CaseResult],
-    names: Sequence[str],
-    baseline: Mapping[str, Mapping[str, float]],
-) -> dict[str, dict[str, Any]]:
-    """Per metric: the histogram of every case's value (and baseline value), binned as the
-    HTML report bins the cases themselves when it has them all."""
-    import numpy as np
-
-    out: dict[str, dict[str, Any]] = {}
-    for name in names:
-        now = np.array([c.values.get(name, math.nan) for c in cases], dtype=np.float64)
-        now = now[np.isfinite(now)]
-        before = np.array(
-            [b[name] for c in cases if name in (b := baseline.get(c.id, {}))], dtype=np.float64
-        )
-        top = max(1.0, float(now.max(initial=1.0)), float(before.max(initial=1.0)))
-
-        def counts(values: Any, top: float = top) -> list[int]:
-            bins = np.clip(np.floor(values / top * HIST_BINS), 0, HIST_BINS - 1).astype(np.int64)
-            return [int(n) for n in np.bincount(bins, minlength=HIST_BINS)]
-
-        out[name] = {
-            "max": top,
-            "counts": counts(now),
-            "baseline": counts(before) if len(before) else None,
-        }
-    return out
+    key = tuple(values.items())
+    text = _VALUES.get(key)
+    if text is None:
+        text = "{" + ",".join([_text(str(k)) + ":" + _number(v) for k, v in key]) + "}"
+        if len(_VALUES) < _CACHED and all(v and v == v for _, v in key):
+            _VALUES[key] = text
+    return text

@@ -10,23 +10,23 @@ report (see :mod:`pytest_ragcheck.report.cases`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from pytest_ragcheck.redact import Redactor, known_secrets, redact_data
+from pytest_ragcheck.report.capped import MetricColumns, distribution, select_shown
 from pytest_ragcheck.report.cases import (
     MAX_HITS,
     QUERY_LIMIT,
     SHOWN_CASES,
     TEXT_LIMIT,
-    case_entry,
-    case_json,
+    all_cases_json,
+    cases_json,
     clip,
-    distribution,
     json_safe,
     pack,
-    select_shown,
 )
 
 if TYPE_CHECKING:
@@ -116,16 +116,20 @@ def _cases(
     by_case: Mapping[str, Mapping[str, float]] = (baseline or {}).get("cases") or {}
     cases = result.cases
     first = [c.id for c in verdict.case_changes]
-    shown = select_shown(cases, _shown_metrics(result), by_case, first=first)
-    out: dict[str, Any] = {"cases": [case_entry(cases[i], by_case.get(cases[i].id)) for i in shown]}
+    metrics = _shown_metrics(result)
+    columns = MetricColumns(cases, by_case, [name for name, _ in metrics])
+    shown = select_shown(cases, metrics, by_case, first=first, columns=columns)
+    picked = [cases[i] for i in shown]
+    text = cases_json(picked, [by_case.get(c.id) for c in picked])
+    out: dict[str, Any] = {"cases": json.loads(f"[{text}]")}
     if len(shown) == len(cases):
         return out
-    names = [name for name, _ in _shown_metrics(result)]
+    names = [name for name, _ in metrics]
     out["cases_shown"] = len(shown)
-    out["distribution"] = distribution(cases, names, by_case)
+    out["distribution"] = distribution(cases, names, by_case, columns=columns)
     if pack_all:
         redactor = Redactor(known_secrets())
-        entries = (case_json(c, by_case.get(c.id)) for c in cases)
+        entries = all_cases_json(cases, by_case)
         out["cases_packed"] = pack(entries, redactor)
     return out
 
