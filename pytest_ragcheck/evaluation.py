@@ -232,7 +232,7 @@ def _case_result(
         duplicates=outcome.duplicates,
     )
     hits = outcome.hits
-    relevance = case.relevance_map()
+    relevance = case._grades
     if case.mode == "texts":
         result.mode = "texts"
         if result.status == "ok" and hits and all(h.text is None for h in hits):

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from pytest_ragcheck.display import shorten
 from pytest_ragcheck.errors import GoldenSetError, did_you_mean
 from pytest_ragcheck.golden.model import GoldenCase, GoldenSet
+from pytest_ragcheck.golden.plain import plain_case
 
 __all__ = ["CaseBuilder", "from_objects", "problem_error"]
 
@@ -123,11 +124,15 @@ class CaseBuilder:
             case = raw
             derived = False
         elif isinstance(raw, Mapping):
-            try:
-                case = GoldenCase.model_validate(dict(raw))
-            except ValidationError as exc:
-                self.problems.extend(f"{where}: {p}" for p in _validation_problems(exc))
-                return
+            plain = plain_case(raw) if type(raw) is dict else None
+            if plain is not None:
+                case = plain
+            else:
+                try:
+                    case = GoldenCase.model_validate(dict(raw))
+                except ValidationError as exc:
+                    self.problems.extend(f"{where}: {p}" for p in _validation_problems(exc))
+                    return
             derived = raw.get("id") is None
         else:
             kind = "a GoldenCase or a dict" if self.title == "cases" else "a JSON object"

@@ -90,14 +90,32 @@ def _parse_json(text: str, display: str, line: int | None = None) -> Any:
         ) from None
 
 
+def _all_at_once(lines: list[tuple[int, str]]) -> list[Any] | None:
+    """The values of the non-blank ``lines`` parsed as one JSON array (one decoder call
+    instead of one per line: half the time), or ``None`` when that fails.
+
+    Equal to parsing each line on its own: every non-blank line holds at least one value (a
+    line of only commas would not parse), so as many values as lines means one each.
+    """
+    try:
+        values = _DECODER.decode("[" + ",".join(line for _, line in lines) + "]")
+    except ValueError:  # malformed JSON, a repeated key, a too long number
+        return None
+    return values if type(values) is list and len(values) == len(lines) else None
+
+
 def jsonl_records(text: str, display: str, problems: list[str]) -> Iterator[tuple[int, str, Any]]:
     """``(line number, "file:line", value)`` for each non-blank JSONL line.
 
     A malformed line is added to ``problems`` and skipped, so one run reports every bad line.
     """
-    for number, line in split_lines(text):
-        if not line.strip():
-            continue
+    lines = [(number, line) for number, line in split_lines(text) if line.strip()]
+    values = _all_at_once(lines)
+    if values is not None:
+        for (number, _), raw in zip(lines, values, strict=True):
+            yield number, f"{display}:{number}", raw
+        return
+    for number, line in lines:
         try:
             raw = _parse_json(line, display, number)
         except GoldenSetError as exc:
