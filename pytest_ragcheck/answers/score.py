@@ -8,6 +8,7 @@ becomes an error with the reason), :func:`score_lexical` once every case ran.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,13 @@ _LISTED = 10
 
 
 def _needing(specs: Sequence[MetricSpec], need: str) -> list[str]:
-    return [s.name for s in specs if need in s.metric.needs]
+    return list(_needing_cached(tuple(specs), need))
+
+
+@functools.lru_cache(maxsize=64)
+def _needing_cached(specs: tuple[MetricSpec, ...], need: str) -> tuple[str, ...]:
+    """Asked once per case with the same metrics: answered once."""
+    return tuple(s.name for s in specs if need in s.metric.needs)
 
 
 def check_references(cases: Sequence[GoldenCase], specs: Sequence[MetricSpec], source: str) -> None:

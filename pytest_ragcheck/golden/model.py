@@ -125,15 +125,19 @@ class GoldenCase(BaseModel):
         """Graded judgments: ``expected_ids`` at grade 1, overridden by ``relevance``."""
         return dict(self._grades)
 
-    @functools.cached_property
+    @property
     def _grades(self) -> Mapping[str, int]:
         """:meth:`relevance_map`, built once: the runner, the metrics and the hashes read it
-        for every case (never change it: it is shared)."""
-        grades = dict.fromkeys(self.expected_ids, 1)
-        grades.update(self.relevance)
+        for every case (never change it: it is shared). Kept in the instance's ``__dict__``
+        by hand: ``functools.cached_property`` takes a lock on every first read."""
+        grades: dict[str, int] | None = self.__dict__.get("_grades_built")
+        if grades is None:
+            grades = dict.fromkeys(self.expected_ids, 1)
+            grades.update(self.relevance)
+            self.__dict__["_grades_built"] = grades
         return grades
 
-    @functools.cached_property
+    @property
     def mode(self) -> Mode:
         """``"ids"`` when the case has id judgments, else ``"texts"`` with spans, else ``"none"``."""
         if self.expected_ids or self.relevance:
@@ -157,11 +161,9 @@ class GoldenCase(BaseModel):
         16 hex digits of SHA-256 over a canonical JSON; not ``id`` (the key it is stored under),
         ``tags`` or ``metadata``. A baseline compares a case only when this is unchanged.
         """
-        before, after = _scored_json(self)
-        blob = f"{{{before},{after}}}"
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+        return _case_digest(*_scored_json(self))
 
-    @functools.cached_property
+    @property
     def relevant_count(self) -> int:
         """R: relevant ids (grade >= 1) in id mode, the number of spans in text mode."""
         if self.mode == "ids":
@@ -182,15 +184,29 @@ class GoldenSet:
     source: str
     notes: tuple[str, ...] = ()
 
-    @functools.cached_property
+    @property
     def content_hash(self) -> str:
         """Computed on first use (the baseline needs it; plain runs of big sets do not)."""
-        return _content_hash(self.cases)
+        return self._hashes[0]
 
-    @functools.cached_property
+    @property
     def case_hashes(self) -> dict[str, str]:
         """Case id -> :attr:`GoldenCase.content_hash` (what per-case baselines compare)."""
-        return {case.id: case.content_hash for case in self.cases}
+        return self._hashes[1]
+
+    @functools.cached_property
+    def _hashes(self) -> tuple[str, dict[str, str]]:
+        """Both hashes in one pass: each case's canonical JSON is written once for both."""
+        digest = hashlib.sha256(b'{"cases":[')
+        per_case: dict[str, str] = {}
+        separator = ""
+        for case in self.cases:
+            before, after = _scored_json(case)
+            per_case[case.id] = _case_digest(before, after)
+            digest.update(f'{separator}{{{before},"id":{_string(case.id)},{after}}}'.encode())
+            separator = ","
+        digest.update(b'],"version":%d}' % _HASH_VERSION)
+        return digest.hexdigest(), per_case
 
     def subset_hash(self, ids: Collection[str]) -> str:
         """``content_hash`` of the cases whose id is in ``ids``, in this set's order.
@@ -199,7 +215,7 @@ class GoldenSet:
         recorded on are still the same: equal when cases were only added.
         """
         wanted = set(ids)
-        return _content_hash([case for case in self.cases if case.id in wanted])
+        return GoldenSet(tuple(c for c in self.cases if c.id in wanted), self.source).content_hash
 
     def __len__(self) -> int:
         return len(self.cases)
@@ -258,13 +274,5 @@ def _scored_json(case: GoldenCase) -> tuple[str, str]:
     )
 
 
-def _content_hash(cases: Sequence[GoldenCase]) -> str:
-    digest = hashlib.sha256(b'{"cases":[')
-    separator = ""
-    for case in cases:
-        before, after = _scored_json(case)
-        member = f'{separator}{{{before},"id":{_string(case.id)},{after}}}'
-        digest.update(member.encode("utf-8"))
-        separator = ","
-    digest.update(b'],"version":%d}' % _HASH_VERSION)
-    return digest.hexdigest()
+def _case_digest(before: str, after: str) -> str:
+    return hashlib.sha256(f"{{{before},{after}}}".encode()).hexdigest()[:16]
