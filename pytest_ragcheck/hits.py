@@ -317,6 +317,8 @@ def normalize_hits(raw: object, *, id_key: str | None = None) -> tuple[list[Hit]
                 hits.append(to_hit(item, id_key=id_key))
             except (TypeError, IdError) as exc:
                 raise TypeError(f"hit #{position}: {exc}") from None
+    if len({hit.id for hit in hits}) == len(hits):
+        return hits, 0
     first: dict[str, Hit] = {}
     for hit in hits:
         first.setdefault(hit.id, hit)

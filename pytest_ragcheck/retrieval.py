@@ -59,11 +59,12 @@ def check_golden_numbers(
     from pytest_ragcheck.metrics import MAX_EXP_GRADE, MAX_GRADE
 
     exp = any(s.base == "ndcg_exp" for s in specs)
-    limit = MAX_EXP_GRADE if exp else MAX_GRADE
+    every = [grade for case in cases for grade in case._grades.values()]
+    if not every or (
+        max(every) <= (MAX_EXP_GRADE if exp else MAX_GRADE) and min(every) >= -MAX_GRADE
+    ):
+        return  # the common case: nothing to name, no loop per case
     for case in cases:
-        grades = case._grades.values()
-        if not grades or (max(grades) <= limit and min(grades) >= -MAX_GRADE):
-            continue  # the common case: nothing to name, no loop per grade
         for doc, grade in case._grades.items():
             if abs(grade) > MAX_GRADE:
                 raise GoldenSetError(
@@ -86,13 +87,14 @@ def _id_check(
     cases: Sequence[GoldenCase], outcomes: Sequence[RetrievalOutcome]
 ) -> dict[str, Any] | None:
     """Cases whose hits hold no id the golden set knows (any case's judged ids)."""
-    known = {doc for case in cases if case.mode == "ids" for doc in case._grades}
-    checked = [
-        (case, outcome)
-        for case, outcome in zip(cases, outcomes, strict=True)
-        if case.mode == "ids" and outcome.ok and outcome.hits
-    ]
-    unmatched = [(c, o) for c, o in checked if not any(h.id in known for h in o.hits)]
+    known: set[str] = set()
+    checked = []
+    for case, outcome in zip(cases, outcomes, strict=True):
+        if case.mode == "ids":
+            known.update(case._grades)
+            if outcome.error is None and outcome.hits:
+                checked.append((case, outcome))
+    unmatched = [(c, o) for c, o in checked if known.isdisjoint([h.id for h in o.hits])]
     if not known or not unmatched:
         return None
     keys = Counter(

@@ -8,7 +8,6 @@ becomes an error with the reason), :func:`score_lexical` once every case ran.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -26,14 +25,18 @@ __all__ = ["apply_output", "check_references", "score_lexical"]
 _LISTED = 10
 
 
+#: The last answer of :func:`_needing`: asked once per case with the same metrics object.
+_LAST: list[tuple[Sequence[MetricSpec], str, list[str]]] = []
+
+
 def _needing(specs: Sequence[MetricSpec], need: str) -> list[str]:
-    return list(_needing_cached(tuple(specs), need))
-
-
-@functools.lru_cache(maxsize=64)
-def _needing_cached(specs: tuple[MetricSpec, ...], need: str) -> tuple[str, ...]:
-    """Asked once per case with the same metrics: answered once."""
-    return tuple(s.name for s in specs if need in s.metric.needs)
+    for known, asked, names in _LAST:
+        if known is specs and asked == need:
+            return names
+    names = [s.name for s in specs if need in s.metric.needs]
+    if type(specs) is tuple:  # a list could change under the cache
+        _LAST[:] = [(specs, need, names)]
+    return names
 
 
 def check_references(cases: Sequence[GoldenCase], specs: Sequence[MetricSpec], source: str) -> None:
