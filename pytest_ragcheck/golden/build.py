@@ -120,19 +120,18 @@ class CaseBuilder:
 
     def add(self, raw: object, where: str, place: str) -> None:
         """``where`` prefixes messages (``file:3``); ``place`` names it in a duplicate note."""
-        if isinstance(raw, GoldenCase):
+        if type(raw) is dict and (plain := plain_case(raw)) is not None:  # the common case
+            case = plain
+            derived = raw.get("id") is None
+        elif isinstance(raw, GoldenCase):
             case = raw
             derived = False
         elif isinstance(raw, Mapping):
-            plain = plain_case(raw) if type(raw) is dict else None
-            if plain is not None:
-                case = plain
-            else:
-                try:
-                    case = GoldenCase.model_validate(dict(raw))
-                except ValidationError as exc:
-                    self.problems.extend(f"{where}: {p}" for p in _validation_problems(exc))
-                    return
+            try:
+                case = GoldenCase.model_validate(dict(raw))
+            except ValidationError as exc:
+                self.problems.extend(f"{where}: {p}" for p in _validation_problems(exc))
+                return
             derived = raw.get("id") is None
         else:
             kind = "a GoldenCase or a dict" if self.title == "cases" else "a JSON object"

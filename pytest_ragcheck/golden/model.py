@@ -185,14 +185,9 @@ class GoldenCase(BaseModel):
     @property
     def relevant_count(self) -> int:
         """R: relevant ids (grade >= 1) in id mode, the number of spans in text mode."""
-        count: int | None = self.__dict__.get("_count_built")  # read per case, built once
-        if count is None:
-            if self.mode == "ids":
-                count = sum(1 for grade in self._grades.values() if grade >= 1)
-            else:
-                count = len(self.expected_texts)
-            self.__dict__["_count_built"] = count
-        return count
+        if self.mode == "ids":
+            return sum(1 for grade in self._grades.values() if grade >= 1)
+        return len(self.expected_texts)
 
 
 @dataclass(frozen=True)
