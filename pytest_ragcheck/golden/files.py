@@ -90,6 +90,10 @@ def _parse_json(text: str, display: str, line: int | None = None) -> Any:
         ) from None
 
 
+#: JSONL lines parsed by one decoder call.
+_CHUNK = 2048
+
+
 def _all_at_once(lines: list[tuple[int, str]]) -> list[Any] | None:
     """The values of the non-blank ``lines`` parsed as one JSON array (one decoder call
     instead of one per line: half the time), or ``None`` when that fails.
@@ -99,7 +103,7 @@ def _all_at_once(lines: list[tuple[int, str]]) -> list[Any] | None:
     """
     try:
         values = _DECODER.decode("[" + ",".join(line for _, line in lines) + "]")
-    except ValueError:  # malformed JSON, a repeated key, a too long number
+    except (ValueError, RecursionError):  # malformed, a repeated key, a long number, deep
         return None
     return values if type(values) is list and len(values) == len(lines) else None
 
@@ -108,20 +112,23 @@ def jsonl_records(text: str, display: str, problems: list[str]) -> Iterator[tupl
     """``(line number, "file:line", value)`` for each non-blank JSONL line.
 
     A malformed line is added to ``problems`` and skipped, so one run reports every bad line.
+    Lines are parsed a chunk at a time (a chunk's values alive at once, not the whole file's).
     """
     lines = [(number, line) for number, line in split_lines(text) if line.strip()]
-    values = _all_at_once(lines)
-    if values is not None:
-        for (number, _), raw in zip(lines, values, strict=True):
-            yield number, f"{display}:{number}", raw
-        return
-    for number, line in lines:
-        try:
-            raw = _parse_json(line, display, number)
-        except GoldenSetError as exc:
-            problems.append(str(exc))
+    for start in range(0, len(lines), _CHUNK):
+        chunk = lines[start : start + _CHUNK]
+        values = _all_at_once(chunk)
+        if values is not None:
+            for (number, _), raw in zip(chunk, values, strict=True):
+                yield number, f"{display}:{number}", raw
             continue
-        yield number, f"{display}:{number}", raw
+        for number, line in chunk:
+            try:
+                raw = _parse_json(line, display, number)
+            except GoldenSetError as exc:
+                problems.append(str(exc))
+                continue
+            yield number, f"{display}:{number}", raw
 
 
 def load_jsonl(path: Path, display: str) -> GoldenSet:

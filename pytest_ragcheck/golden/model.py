@@ -185,9 +185,9 @@ class GoldenCase(BaseModel):
     @property
     def relevant_count(self) -> int:
         """R: relevant ids (grade >= 1) in id mode, the number of spans in text mode."""
-        if self.mode == "ids":
-            return sum(1 for grade in self._grades.values() if grade >= 1)
-        return len(self.expected_texts)
+        if not self.relevance:  # every expected id at grade 1, or text spans, or nothing
+            return len(self._grades) if self.expected_ids else len(self.expected_texts)
+        return sum(1 for grade in self._grades.values() if grade >= 1)
 
 
 @dataclass(frozen=True)

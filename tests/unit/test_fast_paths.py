@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pytest_ragcheck.golden import GoldenCase, GoldenSet, load_golden
+from pytest_ragcheck.golden import GoldenCase, GoldenSet, files, load_golden
 from pytest_ragcheck.golden.files import jsonl_records
 from pytest_ragcheck.golden.plain import plain_case
 from pytest_ragcheck.hits import Hit, normalize_hits, to_hit
@@ -132,7 +132,11 @@ def test_hashes_are_the_canonical_json_ones() -> None:
         "{}\n" + "9" * 5000 + "\n",
     ],
 )
-def test_jsonl_lines_read_at_once_as_one_by_one(text: str) -> None:
+@pytest.mark.parametrize("chunk", [2048, 2])
+def test_jsonl_lines_read_at_once_as_one_by_one(
+    text: str, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files, "_CHUNK", chunk)
     got_problems: list[str] = []
     got = list(jsonl_records(text, "f.jsonl", got_problems))
     want_problems: list[str] = []
