@@ -206,3 +206,15 @@ def test_hit_equality_ignores_alternatives() -> None:
         plain.id = "b"  # type: ignore[misc]
     with pytest.raises(TypeError, match="not a list of hits"):
         normalize_hits(plain)
+
+
+def test_cpu_time_is_measured_only_for_auto_first_calls() -> None:
+    from pytest_ragcheck.runner import RunOptions, run_cases
+
+    queries = [f"q{i}" for i in range(8)]
+    fixed = run_cases(lambda q: [q], queries, RunOptions(k=None, concurrency=1, timeout=None))
+    assert [o.hits for o in fixed.outcomes] == [[Hit(q)] for q in queries]
+    assert all(o.cpu_ms is None for o in fixed.outcomes)
+    auto = run_cases(lambda q: [q], queries, RunOptions(k=None, concurrency="auto", timeout=5.0))
+    assert auto.outcomes[0].cpu_ms is not None
+    assert auto.outcomes[-1].cpu_ms is None
