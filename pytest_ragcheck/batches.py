@@ -16,7 +16,7 @@ import functools
 import inspect
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from pytest_ragcheck.aio import run_blocking, run_bounded
 from pytest_ragcheck.concurrency import AUTO, ConcurrencyChoice
@@ -66,7 +66,7 @@ def _every(batch: _Batch, outcome: RetrievalOutcome) -> _Done:
 
 
 def _with_where(outcome: RetrievalOutcome, where: str) -> RetrievalOutcome:
-    return replace(outcome, error=f"{outcome.error} ({where})")
+    return outcome._replace(error=f"{outcome.error} ({where})")
 
 
 def _hit_lists(raw: object) -> list[object] | None:
@@ -91,7 +91,7 @@ def _done(
             f"the batch retriever returned {got} for {n} queries ({batch.where(total)}); "
             "it must return one hit list per query, in query order"
         )
-        return _every(batch, RetrievalOutcome(latency_ms=batch_ms / n, error=error))
+        return _every(batch, RetrievalOutcome([], latency_ms=batch_ms / n, error=error))
     per_ms, per_cpu = batch_ms / n, cpu_ms / n
     outcomes = [
         _finish(list(h) if isinstance(h, Iterator) else h, per_ms, options.id_key, per_cpu)

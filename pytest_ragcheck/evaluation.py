@@ -36,9 +36,11 @@ _RECALL_LIKE = ("recall", "hit_rate_granular")
 _GC_FIRST = 100_000
 
 
-def _empty_problem(case: GoldenCase, settings: Settings) -> bool:
-    """True when a rank metric is asked for but the case has nothing relevant to find."""
-    return settings.needs_relevance and not case.has_relevance
+def _empty_cases(cases: Sequence[GoldenCase], settings: Settings) -> list[GoldenCase]:
+    """The cases with nothing relevant to find, when a rank metric is asked for."""
+    if not settings.needs_relevance:
+        return []
+    return [case for case in cases if not case.has_relevance]
 
 
 def _select(golden: GoldenSet, settings: Settings) -> GoldenSet:
@@ -47,18 +49,36 @@ def _select(golden: GoldenSet, settings: Settings) -> GoldenSet:
 
 @contextlib.contextmanager
 def fewer_collections() -> Iterator[None]:
-    """Run the cyclic garbage collector about a hundred times less often inside.
+    """Run the cyclic garbage collector about a hundred times less often inside, and let it
+    skip the objects that were already there.
 
     A large run allocates millions of small objects (hits, per-case values), and each
     collection walks every live object: at the default thresholds the collector took ~40 %
     of the evaluation of 50,000 cases. Cycles are still collected, only in bigger batches.
+    The objects alive on entry (the golden set, say) are frozen (``gc.freeze``: a full
+    collection no longer walks them) until the outermost block ends; :func:`_settle` does the
+    same for the hits once retrieval is done.
     """
     before = gc.get_threshold()
     gc.set_threshold(max(before[0], _GC_FIRST), *before[1:])
+    _settle()
+    _DEPTH.append(None)
     try:
         yield
     finally:
+        _DEPTH.pop()
+        if not _DEPTH:
+            gc.unfreeze()
         gc.set_threshold(*before)
+
+
+#: One entry per :func:`fewer_collections` block open (frozen objects are thawed by the last).
+_DEPTH: list[None] = []
+
+
+def _settle() -> None:
+    """Objects alive now live on to the end of the run: full collections need not walk them."""
+    gc.freeze()
 
 
 def evaluate_golden(
@@ -78,13 +98,14 @@ def _evaluate(
 ) -> Result:
     from pytest_ragcheck import metrics as metric_fns
     from pytest_ragcheck.answers import score as answers
+    from pytest_ragcheck.golden.model import no_collections
     from pytest_ragcheck.judge.trust import assess_trust
 
     golden = _select(golden, settings)
     if len(golden) == 0:
         raise GoldenSetError(f"{golden.source}: the golden set has no cases to evaluate")
 
-    empty = [c for c in golden.cases if _empty_problem(c, settings)]
+    empty = _empty_cases(golden.cases, settings)
     if empty and settings.empty == "error":
         shown = ", ".join(repr(c.id) for c in empty[:10])
         more = f" and {len(empty) - 10} more" if len(empty) > 10 else ""
@@ -105,38 +126,13 @@ def _evaluate(
     answers.check_references(to_run, settings.metrics, golden.source)
     clock = time.perf_counter()
     run, retrieval = _retrieve(retriever, to_run, golden.source, settings, progress)
-    outcomes = run.outcomes
+    _settle()
     timings = {"retrieve_s": time.perf_counter() - clock}
     clock = time.perf_counter()
 
-    rank_specs = [s for s in settings.metrics if s.kind == "rank"]
-    by_id: dict[str, CaseResult] = {}
-    rankings: list[list[str]] = []
-    relevances: list[Mapping[str, int]] = []
-    span_matches: list[SpanMatch | None] = []
-    for case, outcome in zip(to_run, outcomes, strict=True):
-        case_result, ranking, relevance, match = _case_result(case, outcome)
-        answers.apply_output(case_result, outcome.answer, settings.metrics)
-        by_id[case.id] = case_result
-        if case_result.status == "ok" or settings.on_error == "zero":
-            rankings.append(ranking)
-            relevances.append(relevance)
-            span_matches.append(match)
-    del outcomes, run  # the hits live on in the case results
-
-    scored = [
-        by_id[c.id] for c in to_run if by_id[c.id].status == "ok" or settings.on_error == "zero"
-    ]
-    metrics_s = 0.0
-    if rank_specs and scored:
-        engine_clock = time.perf_counter()
-        values = metric_fns.evaluate_rankings(rankings, relevances, rank_specs)
-        metrics_s = time.perf_counter() - engine_clock
-        for name in dict.fromkeys(spec.name for spec in rank_specs):
-            for case_result, value in zip(scored, values[name].tolist(), strict=True):
-                case_result.values[name] = value
-        _apply_span_recall(scored, span_matches, rank_specs)
-    del rankings, relevances, span_matches
+    with no_collections():  # only the run's own objects here, and no reference cycles
+        by_id, metrics_s = _score(to_run, run, settings)
+    del run  # the hits live on in the case results
 
     answers.score_lexical(to_run, by_id, settings.metrics, zero_errors=settings.on_error == "zero")
     info: dict[str, Any] = {"retrieval": retrieval}
@@ -181,6 +177,43 @@ def _evaluate(
     )
 
 
+def _score(
+    to_run: Sequence[GoldenCase], run: RetrievalRun, settings: Settings
+) -> tuple[dict[str, CaseResult], float]:
+    """The case results of a run with their rank metric values, and the engine's time."""
+    from pytest_ragcheck import metrics as metric_fns
+    from pytest_ragcheck.answers import score as answers
+
+    outcomes = run.outcomes
+    rank_specs = [s for s in settings.metrics if s.kind == "rank"]
+    by_id: dict[str, CaseResult] = {}
+    rankings: list[list[str]] = []
+    relevances: list[Mapping[str, int]] = []
+    span_matches: list[SpanMatch | None] = []
+    for case, outcome in zip(to_run, outcomes, strict=True):
+        case_result, ranking, relevance, match = _case_result(case, outcome)
+        answers.apply_output(case_result, outcome.answer, settings.metrics)
+        by_id[case.id] = case_result
+        if case_result.status == "ok" or settings.on_error == "zero":
+            rankings.append(ranking)
+            relevances.append(relevance)
+            span_matches.append(match)
+
+    scored = [
+        by_id[c.id] for c in to_run if by_id[c.id].status == "ok" or settings.on_error == "zero"
+    ]
+    metrics_s = 0.0
+    if rank_specs and scored:
+        engine_clock = time.perf_counter()
+        values = metric_fns.evaluate_rankings(rankings, relevances, rank_specs)
+        metrics_s = time.perf_counter() - engine_clock
+        for name in dict.fromkeys(spec.name for spec in rank_specs):
+            for case_result, value in zip(scored, values[name].tolist(), strict=True):
+                case_result.values[name] = value
+        _apply_span_recall(scored, span_matches, rank_specs)
+    return by_id, metrics_s
+
+
 def _retrieve(
     retriever: Any,
     cases: Sequence[GoldenCase],
@@ -219,8 +252,6 @@ def _case_result(
     case: GoldenCase, outcome: RetrievalOutcome
 ) -> tuple[CaseResult, list[str], Mapping[str, int], SpanMatch | None]:
     """Turn one retriever outcome into hit records plus the ranking the metrics read."""
-    from pytest_ragcheck.hits import match_spans
-
     result = CaseResult(
         id=case.id,
         query=case.query,
@@ -232,8 +263,10 @@ def _case_result(
         duplicates=outcome.duplicates,
     )
     hits = outcome.hits
-    relevance = case.relevance_map()
+    relevance = case._grades
     if case.mode == "texts":
+        from pytest_ragcheck.hits import match_spans
+
         result.mode = "texts"
         if result.status == "ok" and hits and all(h.text is None for h in hits):
             # Every span would silently count as missed: almost surely a retriever that
@@ -263,7 +296,7 @@ def _case_result(
             match,
         )
     result._ranked = (hits, relevance)  # HitRecords only when ``hits`` is read
-    result.n_relevant = sum(1 for g in relevance.values() if g >= 1)
+    result.n_relevant = case.relevant_count
     return result, [h.id for h in hits], relevance, None
 
 

@@ -59,8 +59,13 @@ def check_golden_numbers(
     from pytest_ragcheck.metrics import MAX_EXP_GRADE, MAX_GRADE
 
     exp = any(s.base == "ndcg_exp" for s in specs)
+    every = [grade for case in cases for grade in case._grades.values()]
+    if not every or (
+        max(every) <= (MAX_EXP_GRADE if exp else MAX_GRADE) and min(every) >= -MAX_GRADE
+    ):
+        return  # the common case: nothing to name, no loop per case
     for case in cases:
-        for doc, grade in case.relevance_map().items():
+        for doc, grade in case._grades.items():
             if abs(grade) > MAX_GRADE:
                 raise GoldenSetError(
                     f"{source}: case {case.id!r}: the grade of {doc!r} is too large (more than 64 bits); "
@@ -82,13 +87,14 @@ def _id_check(
     cases: Sequence[GoldenCase], outcomes: Sequence[RetrievalOutcome]
 ) -> dict[str, Any] | None:
     """Cases whose hits hold no id the golden set knows (any case's judged ids)."""
-    known = {doc for case in cases if case.mode == "ids" for doc in case.relevance_map()}
-    checked = [
-        (case, outcome)
-        for case, outcome in zip(cases, outcomes, strict=True)
-        if case.mode == "ids" and outcome.ok and outcome.hits
-    ]
-    unmatched = [(c, o) for c, o in checked if not any(h.id in known for h in o.hits)]
+    known: set[str] = set()
+    checked = []
+    for case, outcome in zip(cases, outcomes, strict=True):
+        if case.mode == "ids":
+            known.update(case._grades)
+            if outcome.error is None and outcome.hits:
+                checked.append((case, outcome))
+    unmatched = [(c, o) for c, o in checked if known.isdisjoint([h.id for h in o.hits])]
     if not known or not unmatched:
         return None
     keys = Counter(

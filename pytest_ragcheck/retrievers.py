@@ -66,6 +66,8 @@ class _Invoker:
         self.query_keyword = query_keyword
 
     def __call__(self, query: str, k: int | None) -> Any:
+        if self.k_param is None and self.query_keyword is None:
+            return self.fn(query)  # the common case: no keyword dict to build
         kwargs: dict[str, Any] = {}
         if k is not None and self.k_param is not None:
             kwargs[self.k_param] = k

@@ -48,7 +48,10 @@ class _ThreadRun(Generic[A, T]):
         self.progress = progress
         self.total = len(items)
         self.results: list[T | None] = [None] * self.total
-        self.cond = threading.Condition()
+        # The workers take the lock itself: ``with self.cond`` costs two Python-level calls
+        # more per item, a visible share of a call that takes a few microseconds.
+        self.lock = threading.Lock()
+        self.cond = threading.Condition(self.lock)
         self.next_index = 0
         self.done = 0
         self.running: dict[int, float] = {}  # item index -> start time
@@ -65,15 +68,22 @@ class _ThreadRun(Generic[A, T]):
         worker.start()
 
     def _work(self) -> None:
+        lock, clock, call, items, running = (
+            self.lock,
+            time.perf_counter,
+            self.call,
+            self.items,
+            self.running,
+        )
         while True:
-            with self.cond:
+            with lock:
                 if self.stopped or self.next_index >= self.total:
                     return
                 index = self.next_index
                 self.next_index += 1
-                self.running[index] = time.perf_counter()
-            result = self.call(self.items[index])
-            with self.cond:
+                running[index] = clock()
+            result = call(items[index])
+            with lock:
                 self.running.pop(index, None)
                 if index in self.abandoned:
                     return  # recorded as timed out; a replacement worker took this slot
@@ -81,7 +91,7 @@ class _ThreadRun(Generic[A, T]):
                 self.done += 1
                 # Waking the watching thread after every fast call would cost more than the
                 # call (a GIL hand-over each time): wake it a few times a second, and at the end.
-                now = time.perf_counter()
+                now = clock()
                 if self.done >= self.total or now - self.notified >= _WAKE_EVERY:
                     self.notified = now
                     self.cond.notify()

@@ -25,8 +25,18 @@ __all__ = ["apply_output", "check_references", "score_lexical"]
 _LISTED = 10
 
 
+#: The last answer of :func:`_needing`: asked once per case with the same metrics object.
+_LAST: list[tuple[Sequence[MetricSpec], str, list[str]]] = []
+
+
 def _needing(specs: Sequence[MetricSpec], need: str) -> list[str]:
-    return [s.name for s in specs if need in s.metric.needs]
+    for known, asked, names in _LAST:
+        if known is specs and asked == need:
+            return names
+    names = [s.name for s in specs if need in s.metric.needs]
+    if type(specs) is tuple:  # a list could change under the cache
+        _LAST[:] = [(specs, need, names)]
+    return names
 
 
 def check_references(cases: Sequence[GoldenCase], specs: Sequence[MetricSpec], source: str) -> None:

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from pytest_ragcheck.display import shorten
 from pytest_ragcheck.errors import GoldenSetError, did_you_mean
 from pytest_ragcheck.golden.model import GoldenCase, GoldenSet
+from pytest_ragcheck.golden.plain import plain_case
 
 __all__ = ["CaseBuilder", "from_objects", "problem_error"]
 
@@ -119,7 +120,10 @@ class CaseBuilder:
 
     def add(self, raw: object, where: str, place: str) -> None:
         """``where`` prefixes messages (``file:3``); ``place`` names it in a duplicate note."""
-        if isinstance(raw, GoldenCase):
+        if type(raw) is dict and (plain := plain_case(raw)) is not None:  # the common case
+            case = plain
+            derived = raw.get("id") is None
+        elif isinstance(raw, GoldenCase):
             case = raw
             derived = False
         elif isinstance(raw, Mapping):

@@ -90,20 +90,45 @@ def _parse_json(text: str, display: str, line: int | None = None) -> Any:
         ) from None
 
 
+#: JSONL lines parsed by one decoder call.
+_CHUNK = 2048
+
+
+def _all_at_once(lines: list[tuple[int, str]]) -> list[Any] | None:
+    """The values of the non-blank ``lines`` parsed as one JSON array (one decoder call
+    instead of one per line: half the time), or ``None`` when that fails.
+
+    Equal to parsing each line on its own: every non-blank line holds at least one value (a
+    line of only commas would not parse), so as many values as lines means one each.
+    """
+    try:
+        values = _DECODER.decode("[" + ",".join(line for _, line in lines) + "]")
+    except (ValueError, RecursionError):  # malformed, a repeated key, a long number, deep
+        return None
+    return values if type(values) is list and len(values) == len(lines) else None
+
+
 def jsonl_records(text: str, display: str, problems: list[str]) -> Iterator[tuple[int, str, Any]]:
     """``(line number, "file:line", value)`` for each non-blank JSONL line.
 
     A malformed line is added to ``problems`` and skipped, so one run reports every bad line.
+    Lines are parsed a chunk at a time (a chunk's values alive at once, not the whole file's).
     """
-    for number, line in split_lines(text):
-        if not line.strip():
+    lines = [(number, line) for number, line in split_lines(text) if line.strip()]
+    for start in range(0, len(lines), _CHUNK):
+        chunk = lines[start : start + _CHUNK]
+        values = _all_at_once(chunk)
+        if values is not None:
+            for (number, _), raw in zip(chunk, values, strict=True):
+                yield number, f"{display}:{number}", raw
             continue
-        try:
-            raw = _parse_json(line, display, number)
-        except GoldenSetError as exc:
-            problems.append(str(exc))
-            continue
-        yield number, f"{display}:{number}", raw
+        for number, line in chunk:
+            try:
+                raw = _parse_json(line, display, number)
+            except GoldenSetError as exc:
+                problems.append(str(exc))
+                continue
+            yield number, f"{display}:{number}", raw
 
 
 def load_jsonl(path: Path, display: str) -> GoldenSet:

@@ -98,12 +98,14 @@ def assess_trust(
 ) -> Trust:
     """Judged@k values (set on the case results), the judge's agreement and consistency."""
     trust = Trust()
-    scored = [(c, results[c.id]) for c in cases if results[c.id].status == "ok"]
     _judged(trust, cases, results, settings)
+    if judge is None:
+        return trust
+    scored = [(c, results[c.id]) for c in cases if results[c.id].status == "ok"]
     verdict_specs = [s for s in settings.metrics if s.metric.prompt in AGREEMENT_PROMPTS]
-    if judge is not None and verdict_specs:
+    if verdict_specs:
         _agreement(trust, scored, verdict_specs, settings)
-    if judge is not None and settings.judge.samples > 1:
+    if settings.judge.samples > 1:
         _consistency(trust, judge, settings)
         scored_names = {name for _, result in scored for name in result.values}
         _unscored_gates(trust, judge, settings, scored_names)
@@ -137,7 +139,7 @@ def _judged(
         kind = label_kind(case)
         if result.status != "ok" or kind == "none":
             continue
-        grades = case.relevance_map() if kind == "graded" else None
+        grades = case._grades if kind == "graded" else None
         ids = hit_ids(result)
         for spec in specs:
             top = ids if spec.k is None else ids[: spec.k]

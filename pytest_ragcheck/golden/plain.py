@@ -1,0 +1,105 @@
+"""The common case of golden-set validation without pydantic: a plain JSON case.
+
+Validating 200,000 cases with pydantic takes seconds; most cases are a dict of strings, lists
+of strings and an int-graded ``relevance``, whose checks are a few type tests. A case that
+passes them here is built exactly as ``GoldenCase.model_validate`` would build it; anything
+else (another type, a blank value, an unknown field) returns ``None`` and goes through pydantic,
+which reports the problem in its usual words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pytest_ragcheck.golden.model import GoldenCase, derive_case_id
+from pytest_ragcheck.hits import normalize_text
+
+__all__ = ["plain_case"]
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _strs(value: object, ok: Callable[[str], object] = str.strip) -> list[str] | None:
+    """A copy of a list of ``str`` that all pass ``ok``, else ``None``."""
+    if type(value) is not list:
+        return None
+    for item in value:
+        if type(item) is not str or not ok(item):
+            return None
+    return list(value)
+
+
+def _any_str(item: str) -> bool:
+    return True
+
+
+def _grades(value: object) -> dict[str, int] | None:
+    if type(value) is not dict:
+        return None
+    for key, grade in value.items():
+        if type(key) is not str or not key.strip() or type(grade) is not int:
+            return None
+    return dict(value)
+
+
+def _metadata(value: object) -> dict[str, Any] | None:
+    if type(value) is not dict:
+        return None
+    for key in value:
+        if type(key) is not str:
+            return None
+    return dict(value)
+
+
+#: field -> check returning the validated value, or ``None`` when pydantic must look.
+_LISTS: dict[str, Callable[[object], Any]] = {
+    "expected_ids": _strs,
+    "expected_texts": lambda value: _strs(value, normalize_text),
+    "reference_answers": _strs,
+    "tags": lambda value: _strs(value, _any_str),
+    "relevance": _grades,
+    "metadata": _metadata,
+}
+
+
+def plain_case(raw: dict[str, Any]) -> GoldenCase | None:
+    """``GoldenCase.model_validate(raw)`` when ``raw`` is plainly valid, else ``None``."""
+    query = raw.get("query")
+    if type(query) is not str or not query.strip():
+        return None
+    case_id = raw.get("id")
+    if case_id is None:
+        case_id = derive_case_id(query)
+    elif type(case_id) is not str or not case_id.strip():
+        return None
+    answer = raw.get("reference_answer")
+    if answer is not None and type(answer) is not str:
+        return None
+    values: dict[str, Any] = {
+        "id": case_id,
+        "query": query,
+        "expected_ids": [],
+        "relevance": {},
+        "expected_texts": [],
+        "reference_answer": answer,
+        "reference_answers": [],
+        "tags": [],
+        "metadata": {},
+    }
+    for key, value in raw.items():
+        if key in _LISTS:
+            checked = _LISTS[key](value)
+            if checked is None:
+                return None
+            values[key] = checked
+        elif key not in ("id", "query", "reference_answer"):
+            return None  # an unknown field: pydantic names it
+    case: GoldenCase = _new(GoldenCase)
+    # What pydantic's validator sets on a model instance (fields, fields set, no extras).
+    _set(case, "__dict__", values)
+    _set(case, "__pydantic_fields_set__", {*raw, "id"})
+    _set(case, "__pydantic_extra__", None)
+    _set(case, "__pydantic_private__", None)
+    return case
