@@ -97,11 +97,18 @@ def overview(tests: Sequence[Mapping[str, Any]]) -> list[str]:
     return rows
 
 
-def counts_text(tests: Sequence[Mapping[str, Any]]) -> str:
+def counts_text(tests: Sequence[Mapping[str, Any]], *, comparisons: int = 0) -> str:
+    """``"3 tests: 2 passed, 1 regressed"``, and how many ``ragcheck.compare`` tables follow
+    (a run that only compared ran no gated test, but it did run)."""
     counts = {s: sum(1 for t in tests if t["status"] == s) for s in TEST_STATUSES}
     parts = [f"{n} {word(s)}" for s, n in counts.items() if n]
     noun = "test" if len(tests) == 1 else "tests"
-    return f"{len(tests)} {noun}: " + ", ".join(parts) if tests else "no ragcheck test ran"
+    text = f"{len(tests)} {noun}: " + ", ".join(parts) if tests else "no gated ragcheck test ran"
+    if comparisons:
+        text += f" · {comparisons} comparison{'' if comparisons == 1 else 's'}"
+    elif not tests:
+        text = "no ragcheck test ran"
+    return text
 
 
 def metric_table(test: Mapping[str, Any]) -> list[str]:
@@ -227,7 +234,8 @@ def render_markdown(document: Mapping[str, Any], *, limit: int = GITHUB_SUMMARY_
     lines = [
         "# ragcheck report",
         "",
-        f"{counts_text(tests)} · {cell(run.get('generator', ''))} · {cell(run.get('created_at', ''))}",
+        f"{counts_text(tests, comparisons=len(document.get('comparisons') or []))} · "
+        f"{cell(run.get('generator', ''))} · {cell(run.get('created_at', ''))}",
     ]
     if tests:
         lines += ["", *overview(tests)]

@@ -215,6 +215,7 @@ def test_compare_in_a_test_reaches_the_summary_and_every_report(
     assert new["p_value"] == pytest.approx(0.125)
     markdown = (suite.path / "r.md").read_text()
     assert "## Compared: `test_rag.py::test_choose`" in markdown
+    assert "no gated ragcheck test ran · 1 comparison · " in markdown  # not "no test ran"
     assert "| mrr@5 | 0.333 | 1.000 +0.667 p=0.12 4/0/0 |" in markdown
     html = (suite.path / "r.html").read_text()
     assert '"comparisons":[{' in html
