@@ -135,7 +135,8 @@ def write_reports(
     from pytest_ragcheck.report.files import write_report
 
     paths = options.report_paths
-    document = _document(config, records) if paths or records else None
+    compared = bool(config.stash.get(COMPARISONS, []))
+    document = _document(config, records) if paths or records or compared else None
     if options.history is not None and records and document is not None:
         _record_history(config, options.history, document)
     for path in paths:
@@ -153,7 +154,7 @@ def write_reports(
             _say(config, "info", f"ragcheck report: {path} ({size / 1e6:.1f} MB, {took:.1f} s)")
 
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary and records and document is not None:
+    if summary and (records or compared) and document is not None:
         from pytest_ragcheck.report.files import append_github_summary
 
         try:

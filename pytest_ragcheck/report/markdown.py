@@ -315,12 +315,14 @@ def render_github_summary(document: Mapping[str, Any], *, budget: int) -> str:
     """The job-summary section, at most ``budget`` UTF-8 bytes ("" when nothing fits).
 
     Past the budget the per-test details go first (passing tests before failing ones), then
-    overview rows from the bottom; a note says what was left out.
+    overview rows from the bottom; a note says what was left out. ``ragcheck.compare`` tables
+    (a few rows each) are always kept.
     """
     tests = sort_for_attention(document["tests"])
-    head = [f"### ragcheck: {counts_text(tests)}", ""]
-    rows = overview(tests)
-    hint = _improvement_hint(tests)
+    compared = len(document.get("comparisons") or [])
+    head = [f"### ragcheck: {counts_text(tests, comparisons=compared)}", ""]
+    rows = overview(tests) if tests else []
+    hint = [*_improvement_hint(tests), *comparison_markdown(document)]
     details = [_details(t) for t in tests]
     n = len(tests)
 
@@ -338,7 +340,7 @@ def render_github_summary(document: Mapping[str, Any], *, budget: int) -> str:
     def measure(n_rows: int, n_details: int, note: str) -> int:
         return (
             fixed
-            + row_sizes[2 + n_rows]
+            + row_sizes[min(2 + n_rows, len(rows))]
             + sum(size(p) + 1 for p in note_parts(note))
             + detail_sizes[n_details]
         )

@@ -194,9 +194,11 @@ def test_a_history_path_that_is_a_folder_is_a_usage_error(suite: Suite) -> None:
 
 
 def test_compare_in_a_test_reaches_the_summary_and_every_report(
-    suite: Suite, run_mode: list[str]
+    suite: Suite, run_mode: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     suite.make(COMPARE_SOURCE)
+    step_summary = suite.path / "step_summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step_summary))
     result = suite.run(*run_mode, "--ragcheck-report=r.json,r.md,r.html")
     result.assert_outcomes(passed=1)
     text = Suite.text(result)
@@ -219,6 +221,10 @@ def test_compare_in_a_test_reaches_the_summary_and_every_report(
     assert "| mrr@5 | 0.333 | 1.000 +0.667 p=0.12 4/0/0 |" in markdown
     html = (suite.path / "r.html").read_text()
     assert '"comparisons":[{' in html
+    job = step_summary.read_text()  # a run that only compared still gets its job summary
+    assert job.startswith("### ragcheck: no gated ragcheck test ran · 1 comparison")
+    assert "## Compared: `test_rag.py::test_choose`" in job
+    assert "| mrr@5 | 0.333 | 1.000 +0.667 p=0.12 4/0/0 |" in job
 
 
 def test_compare_fails_the_test_when_a_system_fails_on_a_case(suite: Suite) -> None:
