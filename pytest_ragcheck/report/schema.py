@@ -242,7 +242,8 @@ class Entry(_Strict):
     timings: dict[str, float] | None = Field(
         default=None,
         description="seconds spent per stage of the call: load_s (golden set), retrieve_s, "
-        "evaluate_s (metrics_s of it: the metric engine), compare_s (floors and baseline), "
+        "evaluate_s (all the evaluation does but retrieval, the golden set's checks and hash "
+        "included; metrics_s of it: the metric engine), compare_s (floors and baseline), "
         "record_s (the report record); absent in reports of older versions",
     )
     cases: list[CaseEntry]
