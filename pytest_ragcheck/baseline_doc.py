@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.baseline_bulk import read_canonical
-from pytest_ragcheck.baseline_rows import case_block, natural_order, result_cases
+from pytest_ragcheck.baseline_rows import case_block, result_cases
 from pytest_ragcheck.errors import BaselineError
 from pytest_ragcheck.result import hit_ids
+from pytest_ragcheck.sorting import natural_order
 
 if TYPE_CHECKING:
     from pytest_ragcheck.result import Result
@@ -169,19 +170,18 @@ class BaselineDoc:
 
         order = natural_order(self.cases, hint=self.cases)
         quick = case_block(self, order)  # the same lines, written in bulk
-        if quick is not None:
-            quick = "{\n" + quick + "\n  }"
 
         def block(entries: list[str]) -> str:
             if not entries:
                 return "{}"
             return "{\n" + ",\n".join(f"    {e}" for e in entries) + "\n  }"
 
+        cases = block([case_line(i) for i in order]) if quick is None else f"{{\n{quick}\n  }}"
         fields = {
             "aggregates": block(
                 [f"{dump(n)}: {dump(self.aggregates[n])}" for n in sorted(self.aggregates)]
             ),
-            "cases": block([case_line(i) for i in order]) if quick is None else quick,
+            "cases": cases,
             "format": dump(FORMAT),
             "golden_hash": dump(self.golden_hash),
             "k": dump(self.k),

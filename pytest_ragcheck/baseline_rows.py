@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from itertools import chain, islice, repeat
-from operator import attrgetter, itemgetter, lt
+from itertools import chain, repeat
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING
 
-from pytest_ragcheck.sorting import natural_sorted
+from pytest_ragcheck.sorting import natural_order
 
 if TYPE_CHECKING:
     from pytest_ragcheck.baseline_doc import BaselineDoc
@@ -29,13 +29,10 @@ __all__ = [
     "CaseBlock",
     "ResultHits",
     "case_block",
-    "natural_order",
     "result_cases",
     "same_cases",
 ]
 
-#: Every ASCII character to its kind: digits to ``0``, the rest to ``a`` (an id's shape).
-_SHAPE = str.maketrans({chr(c): "0" if chr(c).isdigit() else "a" for c in range(128)})
 #: Characters a JSON string escapes (``json.dumps`` with ``ensure_ascii=False``).
 _ESCAPED = re.compile(r'[\x00-\x1f"\\]')
 
@@ -47,26 +44,6 @@ class CaseBlock:
     cases: dict[str, dict[str, float]]
     hashes: dict[str, str]
     hits: Mapping[str, tuple[str, ...]]
-
-
-def natural_order(ids: Collection[str], *, hint: Iterable[str] = ()) -> list[str]:
-    """``natural_sorted(ids)``, quicker for ids of one shape (``case-000017``, ``q0042``).
-
-    ASCII ids with their digits at the same places in strings of the same length sort
-    naturally exactly as they sort as plain text (digit runs of equal length compare as their
-    numbers do), which is far quicker than building a natural key per id. ``hint``: the ids in
-    the order they probably have (a stored file's), kept when it is sorted.
-    """
-    if not (
-        len(ids) > 1
-        and all(map(str.isascii, ids))
-        and len(set(map(str.translate, ids, repeat(_SHAPE)))) == 1
-    ):
-        return natural_sorted(list(ids))
-    listed = [i for i in hint if i in ids] if hint else []
-    if len(listed) == len(ids) and all(map(lt, listed, islice(listed, 1, None))):
-        return listed
-    return sorted(ids)
 
 
 class ResultHits(Mapping[str, tuple[str, ...]]):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from pytest_ragcheck.baseline_doc import BaselineDoc
-from pytest_ragcheck.baseline_rows import natural_order
+from pytest_ragcheck.sorting import natural_order
 
 __all__ = ["CaseMatch", "match_cases"]
 

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterable
+from itertools import islice, repeat
+from operator import lt
 
-__all__ = ["natural_key", "natural_sorted"]
+__all__ = ["natural_key", "natural_order", "natural_sorted"]
 
 _DIGITS = re.compile(r"(\d+)")
+#: Every ASCII character to its kind: digits to ``0``, the rest to ``a`` (an id's shape).
+_SHAPE = str.maketrans({chr(c): "0" if chr(c).isdigit() else "a" for c in range(128)})
 
 
 def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
@@ -21,3 +26,23 @@ def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
 
 def natural_sorted(items: list[str] | tuple[str, ...] | set[str] | frozenset[str]) -> list[str]:
     return sorted(items, key=natural_key)
+
+
+def natural_order(ids: Collection[str], *, hint: Iterable[str] = ()) -> list[str]:
+    """``natural_sorted(ids)``, quicker for ids of one shape (``case-000017``, ``q0042``).
+
+    ASCII ids with their digits at the same places in strings of the same length sort
+    naturally exactly as they sort as plain text (digit runs of equal length compare as their
+    numbers do), which is far quicker than building a natural key per id. ``hint``: the ids in
+    the order they probably have (a stored file's), kept when it is sorted.
+    """
+    if not (
+        len(ids) > 1
+        and all(map(str.isascii, ids))
+        and len(set(map(str.translate, ids, repeat(_SHAPE)))) == 1
+    ):
+        return natural_sorted(list(ids))
+    listed = [i for i in hint if i in ids] if hint else []
+    if len(listed) == len(ids) and all(map(lt, listed, islice(listed, 1, None))):
+        return listed
+    return sorted(ids)

@@ -55,23 +55,24 @@ class MetricColumns:
 
     def now(self, name: str) -> np.ndarray[Any, Any]:
         """Each case's value of ``name`` (``nan`` when missing or ``None``)."""
-        if name not in self._now:
-            rows = self._values()[0]
-            if not self._now and name in self._names:
-                self._now.update(_table(rows, self._names))
-            if name not in self._now:
-                self._now[name] = _column(rows, name)
-        return self._now[name]
+        return self._cached(self._now, 0, name)
 
     def before(self, name: str) -> np.ndarray[Any, Any]:
         """Each case's baseline value of ``name`` (``nan`` when the baseline has none)."""
-        if name not in self._then:
-            rows = self._values()[1]
-            if not self._then and name in self._names:
-                self._then.update(_table(rows, self._names))
-            if name not in self._then:
-                self._then[name] = _column(rows, name)
-        return self._then[name]
+        return self._cached(self._then, 1, name)
+
+    def _cached(
+        self, columns: dict[str, np.ndarray[Any, Any]], side: int, name: str
+    ) -> np.ndarray[Any, Any]:
+        """``name``'s column of one side (0: now, 1: baseline), every known name read at once
+        on the first call."""
+        if name not in columns:
+            rows = self._values()[side]
+            if not columns and name in self._names:
+                columns.update(_table(rows, self._names))
+            if name not in columns:
+                columns[name] = _column(rows, name)
+        return columns[name]
 
 
 def _table(rows: Sequence[Mapping[str, float]], names: Sequence[str]) -> dict[str, Any]:

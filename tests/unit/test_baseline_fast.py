@@ -19,9 +19,9 @@ from baseline_data import make_result
 from pytest_ragcheck import baseline_doc
 from pytest_ragcheck.baseline_bulk import LazyHits
 from pytest_ragcheck.baseline_doc import BaselineDoc, round_value
-from pytest_ragcheck.baseline_rows import case_block, natural_order
+from pytest_ragcheck.baseline_rows import case_block
 from pytest_ragcheck.errors import BaselineError
-from pytest_ragcheck.sorting import natural_sorted
+from pytest_ragcheck.sorting import natural_order, natural_sorted
 
 ODD_IDS = [
     "q1",
