@@ -8,6 +8,7 @@ needs to check its options (no numpy, pydantic, syrupy or litellm at import).
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -207,7 +208,24 @@ def _to_report(config: pytest.Config) -> tuple[list[dict[str, Any]], RagcheckOpt
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    config = session.config
+    try:
+        _write_reports(session.config)
+    finally:
+        _forget_golden_sets()
+
+
+def _forget_golden_sets() -> None:
+    """Drop the golden sets cached for the session's tests once they have all run.
+
+    pytest collects garbage (twice) when it unconfigures, and each collection walks every
+    live object: with 200,000 cached golden cases that is about a second each.
+    """
+    load = sys.modules.get("pytest_ragcheck.golden.load")
+    if load is not None:  # loaded only if a test read a golden set
+        load.clear_cache()
+
+
+def _write_reports(config: pytest.Config) -> None:
     todo = _to_report(config)
     if todo is None:
         return

@@ -82,3 +82,32 @@ def test_html_of_a_large_run_carries_the_cap_notice(suite, tmp_path):
     assert notices[0].startswith(f"This page holds {SHOWN_CASES} of the {N} cases in full")
     assert f"{N - SHOWN_CASES} cases are left out; the JSON report" in notices[0]
     assert sum(bins) == N  # the histogram counts every case, not only those shown
+
+
+#: Written into the project's conftest: how many golden sets the process still holds while
+#: a test runs, and when pytest unconfigures (after the session's last hook).
+CACHE_PROBE = """
+import json
+import pathlib
+
+from pytest_ragcheck.golden import load as golden_load
+
+
+@pytest.fixture(autouse=True)
+def _probe_during():
+    yield
+    pathlib.Path("during.json").write_text(json.dumps(len(golden_load._CACHE)))
+
+
+def pytest_unconfigure(config):
+    pathlib.Path("after.json").write_text(json.dumps(len(golden_load._CACHE)))
+"""
+
+
+def test_golden_sets_are_released_when_the_session_ends(suite):
+    """pytest collects garbage as it unconfigures; a large cached golden set would make each
+    collection walk every case, so the session lets go of them once the tests have run."""
+    suite.make(TESTS, cases=CASES, rankings=PERFECT, extra=CACHE_PROBE)
+    suite.update_baselines(None, "-p", "no:randomly").assert_outcomes(passed=2)
+    assert json.loads((suite.path / "during.json").read_text()) == 1  # one file, one set
+    assert json.loads((suite.path / "after.json").read_text()) == 0
