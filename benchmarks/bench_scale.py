@@ -11,7 +11,8 @@ metrics. Real pytest sessions run in subprocesses:
 3. ``-n 2`` with two such tests (one per worker): record, then compare with JSON + HTML reports.
 
 Each compare run prints its wall time, CPU time (user + system of the whole process tree),
-peak RSS (the process tree's resident memory summed, sampled every 50 ms from ``/proc``), the
+peak RSS (the process tree's resident memory summed, sampled every 50 ms from ``/proc``; and
+the kernel's exact peak of the largest single process, which sampling can miss), the
 per-stage times the JSON report carries per test (``timings``: load, retrieve, evaluate,
 compare, record; see docs/reports.md), the report sizes, and the plugin's overhead against
 the metric engine's own time: everything but the retriever's calls and the engine, divided by
@@ -95,7 +96,8 @@ def _tree_rss_kb(root: int) -> int:
 
 
 def run_pytest(project: Path, args: list[str]) -> dict[str, float]:
-    """One pytest session: wall s, CPU s of the process tree, peak tree RSS in MB."""
+    """One pytest session: wall s, CPU s of the process tree, peak tree RSS in MB (sampled) and
+    the largest single process's exact peak RSS in MB."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
@@ -128,7 +130,12 @@ def run_pytest(project: Path, args: list[str]) -> dict[str, float]:
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    output = proc.communicate()[0].decode("utf-8", "replace")
+    assert proc.stdout is not None
+    output = proc.stdout.read().decode("utf-8", "replace")
+    # wait4, not wait: the kernel's exact peak of the largest single process (sampling misses
+    # short peaks; for -n 2 this is the largest worker, the tree's sum is sampled above)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
     done.set()
     sampler.join()
     wall = time.perf_counter() - start
@@ -136,7 +143,7 @@ def run_pytest(project: Path, args: list[str]) -> dict[str, float]:
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         raise SystemExit(f"pytest {' '.join(args)} failed:\n{output[-3000:]}")
-    return {"wall": wall, "cpu": cpu, "rss_mb": peak / 1024}
+    return {"wall": wall, "cpu": cpu, "rss_mb": peak / 1024, "max_rss_mb": usage.ru_maxrss / 1024}
 
 
 def stages(report: Path) -> list[dict[str, float]]:
@@ -161,7 +168,8 @@ def show_run(label: str, run: dict[str, float], reports: list[Path]) -> None:
     sizes = ", ".join(f"{p.suffix[1:]} {p.stat().st_size / 1e6:.1f} MB" for p in reports)
     print(
         f"  {label:<34} wall {run['wall']:6.1f} s  cpu {run['cpu']:6.1f} s  "
-        f"peak RSS {run['rss_mb']:6.0f} MB" + (f"  reports: {sizes}" if sizes else "")
+        f"peak RSS {run['rss_mb']:6.0f} MB (one process at most {run['max_rss_mb']:.0f} MB)"
+        + (f"  reports: {sizes}" if sizes else "")
     )
 
 

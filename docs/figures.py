@@ -579,13 +579,17 @@ def _bench_performance() -> str:
 def scale_rows(out: str) -> list[str]:
     """Rows from ``bench_scale.py``: per size, the compare run and the ``-n 2`` run."""
     rows = []
-    run = r"\s+wall\s+([\d.]+) s\s+cpu\s+([\d.]+) s\s+peak RSS\s+(\d+) MB(?:\s+reports: (.*))?"
+    run = (
+        r"\s+wall\s+([\d.]+) s\s+cpu\s+([\d.]+) s\s+peak RSS\s+(\d+) MB"
+        r"(?: \(one process at most (\d+) MB\))?(?:\s+reports: (.*))?"
+    )
     for size, body in re.findall(r"^== ([\d,]+) cases ==\n((?:  .*\n?)*)", out, re.M):
         one = _match(r"^  compare \+ JSON report" + run, body)
         rows.append(
             f"| {size} cases, trivial retriever, default metrics: baseline compare + JSON report "
             f"(one pytest session) | **{one.group(1)} s wall**, {one.group(2)} s CPU, "
-            f"{one.group(3)} MB peak RSS; JSON {one.group(4).removeprefix('json ')} | "
+            f"{max(int(one.group(3)), int(one.group(4) or 0))} MB peak RSS; "
+            f"JSON {one.group(5).removeprefix('json ')} | "
             "`benchmarks/bench_scale.py` |"
         )
         stages = _match(
@@ -608,7 +612,7 @@ def scale_rows(out: str) -> list[str]:
             rows.append(
                 f"| the same, `-n 2`, two such tests (one per worker), JSON + HTML reports | "
                 f"{two.group(1)} s wall, {two.group(2)} s CPU, {two.group(3)} MB peak RSS "
-                f"(process tree); {two.group(4)} | 〃 |"
+                f"(process tree), {two.group(4)} MB the largest worker; {two.group(5)} | 〃 |"
             )
             opened = re.search(r"^    html opens in headless Chromium in ([\d.]+) s", body, re.M)
             if opened is not None:
