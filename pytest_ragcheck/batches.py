@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_ragcheck.aio import run_blocking, run_bounded
+from pytest_ragcheck.aio import read_async, run_blocking, run_bounded
 from pytest_ragcheck.concurrency import AUTO, ConcurrencyChoice
 from pytest_ragcheck.retrievers import ResolvedRetriever, resolve_batch_retriever
 from pytest_ragcheck.runner import (
@@ -27,7 +27,6 @@ from pytest_ragcheck.runner import (
     RunOptions,
     _failed,
     _finish,
-    _read_async,
     _timed_out,
 )
 from pytest_ragcheck.threads import Progress, run_on_threads
@@ -117,7 +116,7 @@ def _call_sync(
 
 
 async def _awaited(awaitable: object) -> object:
-    return await _read_async(await awaitable)  # type: ignore[misc]
+    return await read_async(await awaitable)  # type: ignore[misc]
 
 
 def _call_on_worker(
@@ -140,7 +139,7 @@ async def _call_async(
             raw = resolved.call(batch.queries, options.k)
             if inspect.isawaitable(raw):
                 raw = await raw
-            raw = await _read_async(raw)
+            raw = await read_async(raw)
     except TimeoutError as exc:
         if options.timeout is not None and scope.expired():
             return _every(batch, _with_where(_timed_out(options.timeout), batch.where(total)))
