@@ -29,6 +29,7 @@ from pytest_ragcheck.runner import (
     _finish,
     _timed_out,
 )
+from pytest_ragcheck.settle import settling
 from pytest_ragcheck.threads import Progress, run_on_threads
 
 __all__ = ["run_batches"]
@@ -224,11 +225,12 @@ def run_batches(
             progress(min(done * batch_size, len(queries)), len(queries))
 
     shown = batch_progress if progress is not None else None
-    if resolved.is_async:
-        run = functools.partial(_run_async, resolved, batches, options, workers, shown)
-        done = run_blocking(run)
-    else:
-        done = _run_sync(resolved, batches, options, workers, shown)
+    with settling():
+        if resolved.is_async:
+            run = functools.partial(_run_async, resolved, batches, options, workers, shown)
+            done = run_blocking(run)
+        else:
+            done = _run_sync(resolved, batches, options, workers, shown)
     outcomes = [outcome for d in done for outcome in d.outcomes]
     batch_ms = tuple(d.batch_ms for d in done if d.batch_ms is not None)
     return RetrievalRun(outcomes, resolved, choice, batch_size=batch_size, batch_ms=batch_ms)

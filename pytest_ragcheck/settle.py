@@ -1,12 +1,18 @@
 """Freezing what a large run keeps, as it comes, when the caller froze the heap before it.
 
 A run of 200,000 cases keeps millions of hits until the end of the evaluation, and each
-collection of the older generations walks them all again: half a second per collection,
-a second or more per run. Inside a caller that froze the objects alive before the run
-(``gc.freeze``, as :func:`pytest_ragcheck.evaluation.fewer_collections` does) and thaws them
-after it, what survives each young collection is frozen as well. The young collections still
-run, so the garbage cycles a retriever makes are still found; only objects that outlive one
-are kept to the caller's thaw. Outside such a caller nothing changes.
+collection walks the young ones once and the older ones again and again: about a second and
+a half per run, mostly spent finding nothing. Inside a caller that froze the objects alive
+before the run (``gc.freeze``, as :func:`pytest_ragcheck.evaluation.fewer_collections` does)
+and thaws them after it, the collector's own callbacks settle what the run keeps:
+
+- after a collection, its survivors are frozen (older collections never walk them again);
+- when the last collection found no garbage (the retriever makes no reference cycles), the
+  next ones freeze the young objects before they start, so they walk nothing; one in
+  :data:`_SAMPLE` still runs in full, and any garbage it finds turns this off again.
+
+So cycles a retriever makes are still collected during the run; what a skipped collection
+would have found is kept until the caller's thaw. Outside such a caller nothing changes.
 """
 
 from __future__ import annotations
@@ -18,20 +24,38 @@ from typing import Any
 
 __all__ = ["settling"]
 
+#: One collection in this many runs in full while earlier ones found no garbage.
+_SAMPLE = 8
 
-def _freeze_survivors(phase: str, info: dict[str, Any]) -> None:
-    if phase == "stop" and info["generation"] == 0:
-        gc.freeze()
+
+class _Settler:
+    """The collector callback of one :func:`settling` block."""
+
+    def __init__(self) -> None:
+        self.collections = 0
+        self.skip = False  # the last full collection found nothing
+        self.skipped = False  # the running collection was emptied before it started
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self.collections += 1
+            self.skipped = self.skip and self.collections % _SAMPLE != 0
+            if self.skipped:
+                gc.freeze()
+        elif not self.skipped:
+            self.skip = info["collected"] == 0
+            gc.freeze()
 
 
 @contextlib.contextmanager
 def settling() -> Iterator[None]:
-    """Inside: the survivors of each young collection are frozen (when the heap was)."""
-    if not gc.isenabled() or gc.get_freeze_count() == 0 or _freeze_survivors in gc.callbacks:
+    """Inside: what the run keeps is frozen as it comes (when the heap was frozen before)."""
+    if not gc.isenabled() or gc.get_freeze_count() == 0:
         yield
         return
-    gc.callbacks.append(_freeze_survivors)
+    settler = _Settler()
+    gc.callbacks.append(settler)
     try:
         yield
     finally:
-        gc.callbacks.remove(_freeze_survivors)
+        gc.callbacks.remove(settler)
