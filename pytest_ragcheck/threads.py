@@ -100,12 +100,12 @@ class _ThreadRun(Generic[A, T]):
     def _expire(self, timeout: float) -> float:
         """Record overdue items as timed out; return how long to wait for the next deadline."""
         now = time.perf_counter()
-        for index, started in list(self.running.items()):
+        for index, started in _snapshot(self.running):
             if now - started >= timeout and self.running.pop(index, None) is not None:
                 self.results[index] = self.timed_out(timeout)
                 self._record()
                 self._spawn()  # a replacement (it ends at once when no item is left)
-        deadlines = [started + timeout for started in list(self.running.values())]
+        deadlines = [started + timeout for _, started in _snapshot(self.running)]
         return max(min(deadlines, default=now + timeout) - now, 0.0)
 
     def run(self) -> list[T]:
@@ -130,6 +130,17 @@ class _ThreadRun(Generic[A, T]):
         if self.progress is not None and reported != self.total and self.total:
             self.progress(self.total, self.total)
         return [result for result in self.results if result is not None]
+
+
+def _snapshot(running: dict[int, float]) -> list[tuple[int, float]]:
+    """The items running now. Copying the dict runs no Python code, unless a collection
+    starts in it (its callbacks and finalizers may let a worker change the dict): then the
+    copy fails, and is made again."""
+    while True:
+        try:
+            return list(running.items())
+        except RuntimeError:  # the dict changed size while it was read
+            continue
 
 
 def run_on_threads(
