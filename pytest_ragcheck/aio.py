@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
 from typing import Any, TypeVar
 
-__all__ = ["run_blocking", "run_bounded"]
+__all__ = ["await_value", "read_async", "run_blocking", "run_bounded"]
 
 T = TypeVar("T")
 
@@ -59,3 +59,15 @@ async def run_bounded(
             await call(index)
 
     await asyncio.gather(*(worker() for _ in range(workers)))
+
+
+async def read_async(raw: Any) -> Any:
+    """Lazy hits read now, inside the call: an async or sync iterator becomes a list."""
+    if hasattr(raw, "__aiter__"):
+        return [item async for item in raw]
+    return list(raw) if isinstance(raw, Iterator) else raw
+
+
+async def await_value(awaitable: Any) -> Any:
+    """The awaited value of ``awaitable``, its lazy hits read (:func:`read_async`)."""
+    return await read_async(await awaitable)

@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_ragcheck.aio import run_blocking, run_bounded
+from pytest_ragcheck.aio import read_async, run_blocking, run_bounded
 from pytest_ragcheck.concurrency import AUTO, ConcurrencyChoice
 from pytest_ragcheck.retrievers import ResolvedRetriever, resolve_batch_retriever
 from pytest_ragcheck.runner import (
@@ -27,9 +27,9 @@ from pytest_ragcheck.runner import (
     RunOptions,
     _failed,
     _finish,
-    _read_async,
     _timed_out,
 )
+from pytest_ragcheck.settle import settling
 from pytest_ragcheck.threads import Progress, run_on_threads
 
 __all__ = ["run_batches"]
@@ -117,7 +117,7 @@ def _call_sync(
 
 
 async def _awaited(awaitable: object) -> object:
-    return await _read_async(await awaitable)  # type: ignore[misc]
+    return await read_async(await awaitable)  # type: ignore[misc]
 
 
 def _call_on_worker(
@@ -140,7 +140,7 @@ async def _call_async(
             raw = resolved.call(batch.queries, options.k)
             if inspect.isawaitable(raw):
                 raw = await raw
-            raw = await _read_async(raw)
+            raw = await read_async(raw)
     except TimeoutError as exc:
         if options.timeout is not None and scope.expired():
             return _every(batch, _with_where(_timed_out(options.timeout), batch.where(total)))
@@ -225,11 +225,12 @@ def run_batches(
             progress(min(done * batch_size, len(queries)), len(queries))
 
     shown = batch_progress if progress is not None else None
-    if resolved.is_async:
-        run = functools.partial(_run_async, resolved, batches, options, workers, shown)
-        done = run_blocking(run)
-    else:
-        done = _run_sync(resolved, batches, options, workers, shown)
+    with settling():
+        if resolved.is_async:
+            run = functools.partial(_run_async, resolved, batches, options, workers, shown)
+            done = run_blocking(run)
+        else:
+            done = _run_sync(resolved, batches, options, workers, shown)
     outcomes = [outcome for d in done for outcome in d.outcomes]
     batch_ms = tuple(d.batch_ms for d in done if d.batch_ms is not None)
     return RetrievalRun(outcomes, resolved, choice, batch_size=batch_size, batch_ms=batch_ms)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.errors import GoldenSetError
@@ -87,13 +88,21 @@ def _id_check(
     cases: Sequence[GoldenCase], outcomes: Sequence[RetrievalOutcome]
 ) -> dict[str, Any] | None:
     """Cases whose hits hold no id the golden set knows (any case's judged ids)."""
-    known: set[str] = set()
-    checked = []
-    for case, outcome in zip(cases, outcomes, strict=True):
-        if case.mode == "ids":
-            known.update(case._grades)
-            if outcome.error is None and outcome.hits:
-                checked.append((case, outcome))
+    # A case that finds one of its own judged ids is matched (all the look-ups most cases
+    # need: the first hit's, with a good retriever): the golden set's other ids are gathered
+    # only when some case is not.
+    if not any(
+        c.mode == "ids"
+        and o.error is None
+        and o.hits
+        and o.hits[0].id not in (own := c._grades)
+        and own.keys().isdisjoint([h.id for h in o.hits])
+        for c, o in zip(cases, outcomes, strict=True)
+    ):
+        return None
+    judged = [(c, o) for c, o in zip(cases, outcomes, strict=True) if c.mode == "ids"]
+    known = set(chain.from_iterable([c._grades for c, _ in judged]))
+    checked = [(c, o) for c, o in judged if o.error is None and o.hits]
     unmatched = [(c, o) for c, o in checked if known.isdisjoint([h.id for h in o.hits])]
     if not known or not unmatched:
         return None
@@ -155,18 +164,19 @@ def _id_note(facts: dict[str, Any]) -> str:
     )
 
 
+def _max_hits(outcomes: Sequence[RetrievalOutcome]) -> int | None:
+    """The most hits any case that ran returned (``None``: every case failed)."""
+    return max([len(o.hits) for o in outcomes if o.error is None], default=None)
+
+
 def _shortfall(
-    outcomes: Sequence[RetrievalOutcome],
-    specs: Sequence[MetricSpec],
-    run: RetrievalRun,
-    depth: int | None,
+    most: int | None, specs: Sequence[MetricSpec], run: RetrievalRun, depth: int | None
 ) -> str | None:
-    """ "retriever returned at most N hits; metrics @K are computed on N", and why."""
+    """ "retriever returned at most N hits; metrics @K are computed on N", and why (``most``:
+    :func:`_max_hits`)."""
     cutoff = largest_cutoff(specs)
-    counts = [len(o.hits) for o in outcomes if o.ok]
-    if cutoff is None or not counts or max(counts) >= cutoff:
+    if cutoff is None or most is None or most >= cutoff:
         return None
-    most = max(counts)
     cutoffs = sorted({s.k for s in _cutoff_specs(specs) if s.k is not None and s.k > most})
     shown = ", ".join(f"@{k}" for k in cutoffs)
     text = f"retriever returned at most {most} hits; metrics {shown} are computed on {most}"
@@ -229,7 +239,8 @@ def retrieval_info(
     batches = _batches(run)
     if batches is not None:
         notes.append(batches["note"])
-    shortfall = _shortfall(run.outcomes, specs, run, depth)
+    most = _max_hits(run.outcomes)
+    shortfall = _shortfall(most, specs, run, depth)
     if shortfall is not None:
         notes.append(shortfall)
     ids = _id_check(cases, run.outcomes)
@@ -244,7 +255,7 @@ def retrieval_info(
         "concurrency": choice.workers,
         "concurrency_auto": choice.auto,
         "concurrency_reason": choice.reason or None,
-        "max_hits": max((len(o.hits) for o in run.outcomes if o.ok), default=None),
+        "max_hits": most,
         "shortfall": shortfall,
         "ids": ids,
         "batches": batches,

@@ -4,10 +4,17 @@ Daemon threads rather than ``ThreadPoolExecutor``: a call that hangs past its ti
 killed, and the executor's workers are joined at interpreter exit, so one hung call would hang
 the whole pytest process at shutdown. An abandoned worker is replaced so that the remaining
 items keep their concurrency.
+
+The workers take no lock per item: a call that takes a few microseconds would spend more on
+the lock than on itself. Each step they share is one operation the interpreter does whole
+(``next`` of a counter, a store in or ``pop`` from a dict of int keys), and the ``pop`` of an
+item from ``running`` decides who records it: the worker that finished it, or the watching
+thread that found it overdue.
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -48,17 +55,13 @@ class _ThreadRun(Generic[A, T]):
         self.progress = progress
         self.total = len(items)
         self.results: list[T | None] = [None] * self.total
-        # The workers take the lock itself: ``with self.cond`` costs two Python-level calls
-        # more per item, a visible share of a call that takes a few microseconds.
-        self.lock = threading.Lock()
-        self.cond = threading.Condition(self.lock)
-        self.next_index = 0
-        self.done = 0
+        self.indices = itertools.count()  # the next item to take
+        self.finished = itertools.count(1)  # items recorded so far, by workers or timeouts
+        self.done = 0  # a recent value of ``finished``, for progress
         self.running: dict[int, float] = {}  # item index -> start time
-        self.abandoned: set[int] = set()
-        self.stopped = False
+        self.all_done = threading.Event()
         self.spawned = 0
-        self.notified = 0.0
+        self.stopped = False
 
     def _spawn(self) -> None:
         self.spawned += 1
@@ -67,72 +70,77 @@ class _ThreadRun(Generic[A, T]):
         )
         worker.start()
 
+    def _record(self) -> None:
+        """One more item recorded; the last one wakes the watching thread."""
+        self.done = done = next(self.finished)
+        if done == self.total:
+            self.all_done.set()
+
     def _work(self) -> None:
-        lock, clock, call, items, running = (
-            self.lock,
+        clock, call, items, running, results = (
             time.perf_counter,
             self.call,
             self.items,
             self.running,
+            self.results,
         )
-        while True:
-            with lock:
-                if self.stopped or self.next_index >= self.total:
-                    return
-                index = self.next_index
-                self.next_index += 1
-                running[index] = clock()
+        total, pop, finished = self.total, self.running.pop, self.finished
+        for index in self.indices:
+            if index >= total or self.stopped:
+                return
+            running[index] = clock()
             result = call(items[index])
-            with lock:
-                self.running.pop(index, None)
-                if index in self.abandoned:
-                    return  # recorded as timed out; a replacement worker took this slot
-                self.results[index] = result
-                self.done += 1
-                # Waking the watching thread after every fast call would cost more than the
-                # call (a GIL hand-over each time): wake it a few times a second, and at the end.
-                now = clock()
-                if self.done >= self.total or now - self.notified >= _WAKE_EVERY:
-                    self.notified = now
-                    self.cond.notify()
+            if pop(index, None) is None:
+                return  # recorded as timed out; a replacement worker took this slot
+            results[index] = result
+            self.done = done = next(finished)  # what :meth:`_record` does, without a call
+            if done == total:
+                self.all_done.set()
 
     def _expire(self, timeout: float) -> float:
         """Record overdue items as timed out; return how long to wait for the next deadline."""
         now = time.perf_counter()
-        for index, started in list(self.running.items()):
-            if now - started >= timeout:
-                del self.running[index]
-                self.abandoned.add(index)
+        for index, started in _snapshot(self.running):
+            if now - started >= timeout and self.running.pop(index, None) is not None:
                 self.results[index] = self.timed_out(timeout)
-                self.done += 1
-                if self.next_index < self.total:
-                    self._spawn()
-        deadlines = [started + timeout for started in self.running.values()]
+                self._record()
+                self._spawn()  # a replacement (it ends at once when no item is left)
+        deadlines = [started + timeout for _, started in _snapshot(self.running)]
         return max(min(deadlines, default=now + timeout) - now, 0.0)
 
     def run(self) -> list[T]:
         reported = 0
         try:
-            with self.cond:
-                for _ in range(min(self.concurrency, self.total)):
-                    self._spawn()
-            while True:
-                with self.cond:
-                    wait = None if self.timeout is None else self._expire(self.timeout)
-                    if self.done == reported and self.done < self.total:
-                        self.cond.wait(wait)
-                        if self.timeout is not None:
-                            self._expire(self.timeout)
-                    done = self.done
-                if self.progress is not None and done != reported:
-                    self.progress(done, self.total)
-                reported = done
-                if done >= self.total:
+            for _ in range(min(self.concurrency, self.total)):
+                self._spawn()
+            while self.total:
+                wait = _WAKE_EVERY if self.progress is not None else None
+                if self.timeout is not None:
+                    until = self._expire(self.timeout)
+                    wait = until if wait is None else min(wait, until)
+                if self.all_done.wait(wait):
                     break
+                if self.progress is not None:
+                    done = max(self.done, reported)  # stores of two workers may cross
+                    if done != reported:
+                        self.progress(done, self.total)
+                        reported = done
         finally:
-            with self.cond:
-                self.stopped = True
+            self.stopped = True
+        if self.progress is not None and reported != self.total and self.total:
+            self.progress(self.total, self.total)
         return [result for result in self.results if result is not None]
+
+
+def _snapshot(running: dict[int, float]) -> list[tuple[int, float]]:
+    """The items running now. Copying the dict runs no Python code, unless a collection
+    starts in it (its callbacks and finalizers may let a worker change the dict): then the
+    copy fails, and is made again."""
+    while True:
+        try:
+            return list(running.items())
+        except RuntimeError:  # the dict changed size while it was read
+            continue
 
 
 def run_on_threads(
