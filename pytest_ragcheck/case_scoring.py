@@ -22,6 +22,7 @@ from pytest_ragcheck.result import CaseResult, HitRecord
 if TYPE_CHECKING:
     from pytest_ragcheck.config import Settings
     from pytest_ragcheck.golden import GoldenCase
+    from pytest_ragcheck.golden.model import CaseFacts
     from pytest_ragcheck.hits import Hit, SpanMatch
     from pytest_ragcheck.names import MetricSpec
     from pytest_ragcheck.runner import RetrievalOutcome
@@ -53,12 +54,12 @@ class Scored:
 def score_cases(
     cases: Sequence[GoldenCase],
     outcomes: Sequence[RetrievalOutcome],
-    counts: Sequence[int],
+    facts: CaseFacts,
     settings: Settings,
 ) -> Scored:
-    """Case results with their rank metric values; ``counts`` are the cases' relevant counts."""
-    quick = _score_by_ids(cases, outcomes, counts, settings)
-    return quick if quick is not None else _score_general(cases, outcomes, counts, settings)
+    """Case results with their rank metric values (``facts``: the cases' grades and counts)."""
+    quick = _score_by_ids(cases, outcomes, facts, settings)
+    return quick if quick is not None else _score_general(cases, outcomes, facts, settings)
 
 
 def _engine(
@@ -76,7 +77,7 @@ def _engine(
 def _score_by_ids(
     cases: Sequence[GoldenCase],
     outcomes: Sequence[RetrievalOutcome],
-    counts: Sequence[int],
+    facts: CaseFacts,
     settings: Settings,
 ) -> Scored | None:
     """The quick path, or ``None`` when a case matches by text or an answer is involved."""
@@ -84,9 +85,9 @@ def _score_by_ids(
     if any("answer" in s.metric.needs for s in specs):
         return None
     answers = list(map(_ANSWER, outcomes))
-    if answers.count(None) != len(answers) or any(c.mode == "texts" for c in cases):
+    if answers.count(None) != len(answers) or facts.by_text:
         return None
-    grades = [c._grades for c in cases]
+    grades, counts = facts.grades, facts.counts
     errors = list(map(_ERROR, outcomes))
     every = settings.on_error == "zero" or errors.count(None) == len(errors)
     scored = range(len(cases)) if every else [i for i, e in enumerate(errors) if e is None]
@@ -131,7 +132,7 @@ def _score_by_ids(
 def _score_general(
     cases: Sequence[GoldenCase],
     outcomes: Sequence[RetrievalOutcome],
-    counts: Sequence[int],
+    facts: CaseFacts,
     settings: Settings,
 ) -> Scored:
     from pytest_ragcheck.answers import score as answers
@@ -142,7 +143,7 @@ def _score_general(
     rankings: list[list[str]] = []
     relevances: list[Mapping[str, int]] = []
     span_matches: list[SpanMatch | None] = []
-    for case, outcome, count in zip(cases, outcomes, counts, strict=True):
+    for case, outcome, count in zip(cases, outcomes, facts.counts, strict=True):
         case_result, ranking, relevance, match = _case_result(case, outcome, count)
         answers.apply_output(case_result, outcome.answer, settings.metrics)
         results.append(case_result)

@@ -58,7 +58,7 @@ def _evaluate(
     from pytest_ragcheck import metrics as metric_fns
     from pytest_ragcheck.answers import score as answers
     from pytest_ragcheck.case_scoring import score_cases
-    from pytest_ragcheck.golden.model import relevant_counts
+    from pytest_ragcheck.golden.model import case_facts
     from pytest_ragcheck.judge.trust import assess_trust
 
     started = time.perf_counter()
@@ -66,8 +66,8 @@ def _evaluate(
     if len(golden) == 0:
         raise GoldenSetError(f"{golden.source}: the golden set has no cases to evaluate")
 
-    counts = relevant_counts(golden.cases)
-    empty = _empty_cases(golden.cases, counts, settings)
+    facts = case_facts(golden.cases)
+    empty = _empty_cases(golden.cases, facts.counts, settings)
     if empty and settings.empty == "error":
         shown = ", ".join(repr(c.id) for c in empty[:10])
         more = f" and {len(empty) - 10} more" if len(empty) > 10 else ""
@@ -80,7 +80,7 @@ def _evaluate(
     skip_ids = {c.id for c in empty} if settings.empty == "skip" else set()
     to_run = [c for c in golden.cases if c.id not in skip_ids] if skip_ids else list(golden)
     if skip_ids:
-        counts = [n for c, n in zip(golden.cases, counts, strict=True) if c.id not in skip_ids]
+        facts = case_facts(to_run)
     if not to_run:
         raise GoldenSetError(
             f"{golden.source}: no case left to evaluate: all {len(golden)} case(s) have no "
@@ -94,7 +94,7 @@ def _evaluate(
     timings = {"retrieve_s": time.perf_counter() - clock}
 
     with no_collections():  # only the run's own objects here, and no reference cycles
-        scored = score_cases(to_run, run.outcomes, counts, settings)
+        scored = score_cases(to_run, run.outcomes, facts, settings)
         by_id = dict(zip([c.id for c in to_run], scored.results, strict=True))
     del run  # the hits live on in the case results
 

@@ -10,7 +10,7 @@ import functools
 import hashlib
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import (
     AfterValidator,
@@ -29,7 +29,7 @@ from pytest_ragcheck.golden.hashing import all_hashes, case_digest, scored_json
 from pytest_ragcheck.hits import normalize_text
 from pytest_ragcheck.ids import as_id
 
-__all__ = ["GoldenCase", "GoldenSet", "derive_case_id", "no_collections", "relevant_counts"]
+__all__ = ["CaseFacts", "GoldenCase", "GoldenSet", "case_facts", "derive_case_id"]
 
 Mode = Literal["ids", "texts", "none"]
 
@@ -238,16 +238,33 @@ class GoldenSet:
         return GoldenSet(chosen, self.source, self.notes)
 
 
-def relevant_counts(cases: Sequence[GoldenCase]) -> list[int]:
-    """``[case.relevant_count for case in cases]`` in one pass (the evaluation reads it for every
-    case, a case without graded ``relevance`` without a property call)."""
+class CaseFacts(NamedTuple):
+    """What the evaluation reads of every case, gathered in one pass (:func:`case_facts`)."""
+
+    #: ``case._grades`` of each case.
+    grades: list[Mapping[str, int]]
+    #: ``case.relevant_count`` of each case.
+    counts: list[int]
+    #: Whether a case matches by text spans (``mode == "texts"``).
+    by_text: bool
+
+
+def case_facts(cases: Sequence[GoldenCase]) -> CaseFacts:
+    """Each case's grades and relevant count, without a property call for a case that has
+    no graded ``relevance`` (most cases)."""
+    every: list[Mapping[str, int]] = []
     counts: list[int] = []
-    add = counts.append
+    add_grades, add_count = every.append, counts.append
+    by_text = False
     for case in cases:
+        grades = case._grades
+        add_grades(grades)
         if case.relevance:
-            add(case.relevant_count)
-        elif case.expected_ids:
-            add(len(case._grades))
+            add_count(case.relevant_count)
+        elif grades:  # expected ids, each at grade 1
+            add_count(len(grades))
         else:
-            add(len(case.expected_texts))
-    return counts
+            spans = len(case.expected_texts)
+            add_count(spans)
+            by_text = by_text or spans > 0
+    return CaseFacts(every, counts, by_text)

@@ -15,7 +15,7 @@ from pytest_ragcheck.golden import GoldenCase, GoldenSet, files, hashing, load_g
 from pytest_ragcheck.golden.build import CaseBuilder
 from pytest_ragcheck.golden.files import jsonl_values
 from pytest_ragcheck.golden.hashing import HASH_VERSION, all_hashes, case_digest, scored_json
-from pytest_ragcheck.golden.model import relevant_counts
+from pytest_ragcheck.golden.model import case_facts
 from pytest_ragcheck.golden.plain import plain_case
 
 ODD = ["a", "é", "日本", 'q"uote', "back\\slash", "tab\t", "\u2028line", "  padded ", "😀", "b"]
@@ -167,10 +167,16 @@ def test_cases_of_one_shape_share_a_fields_set_that_copies_do_not_change() -> No
     assert second.model_fields_set == {"id", "query", "expected_ids"}  # not changed by the copy
 
 
-def test_relevant_counts_equal_the_property() -> None:
+def test_case_facts_equal_the_properties() -> None:
     rng = random.Random(9)
     cases = [_golden_case(rng, i) for i in range(500)]
     cases.append(GoldenCase(id="zero", query="q", relevance={"a": 0}, expected_ids=["b"]))
-    cases.append(GoldenCase(id="spans", query="q", expected_texts=["x", "y"]))
-    assert relevant_counts(cases) == [c.relevant_count for c in cases]
-    assert relevant_counts([]) == []
+    cases.append(GoldenCase(id="nothing", query="q"))
+    facts = case_facts(cases)
+    assert facts.counts == [c.relevant_count for c in cases]
+    assert facts.grades == [c.relevance_map() for c in cases]
+    assert facts.by_text == any(c.mode == "texts" for c in cases)
+    plain = [c for c in cases if c.mode != "texts"]
+    assert case_facts(plain).counts == [c.relevant_count for c in plain]
+    assert not case_facts(plain).by_text
+    assert case_facts([]) == ([], [], False)

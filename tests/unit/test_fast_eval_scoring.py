@@ -15,7 +15,7 @@ from pytest_ragcheck.answers.output import Answer
 from pytest_ragcheck.collector import fewer_collections, no_collections
 from pytest_ragcheck.config import build_settings
 from pytest_ragcheck.golden import GoldenCase
-from pytest_ragcheck.golden.model import relevant_counts
+from pytest_ragcheck.golden.model import case_facts
 from pytest_ragcheck.hits import Hit
 from pytest_ragcheck.result import CaseResult
 from pytest_ragcheck.runner import RetrievalOutcome
@@ -63,10 +63,10 @@ def test_quick_case_results_equal_the_general_ones(on_error: str, seed: int) -> 
     cases = _cases(rng, 300)
     outcomes = [_outcome(rng) for _ in cases]
     settings = build_settings({"metrics": METRICS, "k": 5, "on_error": on_error})
-    counts = relevant_counts(cases)
-    quick = case_scoring._score_by_ids(cases, outcomes, counts, settings)
+    facts = case_facts(cases)
+    quick = case_scoring._score_by_ids(cases, outcomes, facts, settings)
     assert quick is not None
-    general = case_scoring._score_general(cases, outcomes, counts, settings)
+    general = case_scoring._score_general(cases, outcomes, facts, settings)
     assert len(quick.results) == len(general.results)
     for got, want in zip(quick.results, general.results, strict=True):
         assert got._ranked is not None
@@ -84,7 +84,7 @@ def test_quick_hits_are_built_once_and_each_case_has_its_own() -> None:
     cases = [GoldenCase(id=f"c{i}", query="q", expected_ids=["a"]) for i in range(3)]
     outcomes = [RetrievalOutcome(hits=[Hit("a", None, 1.0)], latency_ms=1.0) for _ in cases]
     settings = build_settings({"metrics": ["mrr"], "k": 2})
-    quick = case_scoring._score_by_ids(cases, outcomes, relevant_counts(cases), settings)
+    quick = case_scoring._score_by_ids(cases, outcomes, case_facts(cases), settings)
     assert quick is not None
     first, second, third = quick.results
     first.hits.append(first.hits[0])
@@ -103,12 +103,12 @@ def test_texts_answers_or_answer_metrics_take_the_general_path() -> None:
     spans = [*ids, GoldenCase(id="b", query="q", expected_texts=["span"])]
     plain = [RetrievalOutcome(hits=[Hit("x", "span", 1.0)], latency_ms=1.0)]
     settings = build_settings({"metrics": ["mrr"]})
-    assert case_scoring._score_by_ids(spans, plain * 2, [1, 1], settings) is None
+    assert case_scoring._score_by_ids(spans, plain * 2, case_facts(spans), settings) is None
     answered = [plain[0]._replace(answer=Answer("yes", True))]
-    assert case_scoring._score_by_ids(ids, answered, [1], settings) is None
+    assert case_scoring._score_by_ids(ids, answered, case_facts(ids), settings) is None
     wants_answer = build_settings({"metrics": ["mrr", "token_f1"]})
-    assert case_scoring._score_by_ids(ids, plain, [1], wants_answer) is None
-    assert case_scoring._score_by_ids(ids, plain, [1], settings) is not None
+    assert case_scoring._score_by_ids(ids, plain, case_facts(ids), wants_answer) is None
+    assert case_scoring._score_by_ids(ids, plain, case_facts(ids), settings) is not None
 
 
 def _run(cases: list[dict[str, Any]], **options: Any) -> Any:
