@@ -32,6 +32,8 @@ from pytest_ragcheck.ids import as_id
 __all__ = ["CaseFacts", "GoldenCase", "GoldenSet", "case_facts", "derive_case_id"]
 
 Mode = Literal["ids", "texts", "none"]
+#: Where ``GoldenCase._grades`` keeps what it built, in the instance's ``__dict__``.
+_GRADES_KEY = "_grades_built"
 
 
 def derive_case_id(query: str) -> str:
@@ -126,11 +128,11 @@ class GoldenCase(BaseModel):
         """:meth:`relevance_map`, built once: the runner, the metrics and the hashes read it
         for every case (never change it: it is shared). Kept in the instance's ``__dict__``
         by hand: ``functools.cached_property`` takes a lock on every first read."""
-        grades: dict[str, int] | None = self.__dict__.get("_grades_built")
+        grades: dict[str, int] | None = self.__dict__.get(_GRADES_KEY)
         if grades is None:
             grades = dict.fromkeys(self.expected_ids, 1)
             grades.update(self.relevance)
-            self.__dict__["_grades_built"] = grades
+            self.__dict__[_GRADES_KEY] = grades
         return grades
 
     @property
@@ -257,7 +259,9 @@ def case_facts(cases: Sequence[GoldenCase]) -> CaseFacts:
     add_grades, add_count = every.append, counts.append
     by_text = False
     for case in cases:
-        grades = case._grades
+        grades = case.__dict__.get(_GRADES_KEY)  # the property's cache, read directly
+        if grades is None:
+            grades = case._grades
         add_grades(grades)
         if case.relevance:
             add_count(case.relevant_count)
