@@ -61,39 +61,35 @@ def all_hashes(cases: Sequence[GoldenCase]) -> tuple[str, dict[str, str]]:
     string, sha = _string, hashlib.sha256
     digest = sha(b'{"cases":[')
     per_case: dict[str, str] = {}
-    members: list[str] = []
-    add = members.append
-    separator = b""
-    for case in cases:
-        if (
-            case.relevance
-            or case.expected_texts
-            or case.reference_answer is not None
-            or (case.reference_answers)
-        ):
-            before, after = scored_json(case)
-            text = f"{{{before},{after}}}"
-            add(f'{{{before},"id":{string(case.id)},{after}}}')
-        else:  # only a query and ids at grade 1 (each once, sorted): scored_json's text
-            ids = case.expected_ids
-            if len(ids) == 2:  # the usual size, compared directly
-                first, second = ids
-                if second < first:
-                    first, second = second, first
-                grades = string(first) + (
-                    ":1}}" if first == second else ":1," + string(second) + ":1}}"
-                )
-            else:
-                grades = ":1,".join(map(string, sorted(set(ids)))) + ":1}}" if ids else "}}"
-            tail = string(case.query) + ',"reference_answer":null,"relevance":{' + grades
-            text = '{"expected_texts":[],"query":' + tail
-            add('{"expected_texts":[],"id":' + string(case.id) + ',"query":' + tail)
-        per_case[case.id] = sha(text.encode()).hexdigest()[:16]
-        if len(members) == _CHUNK:
-            digest.update(separator + ",".join(members).encode())
-            separator = b","
-            members.clear()
-    if members:
-        digest.update(separator + ",".join(members).encode())
+    for start in range(0, len(cases), _CHUNK):
+        members: list[str] = []
+        add = members.append
+        for case in cases[start : start + _CHUNK]:
+            case_id = case.id
+            if (
+                case.relevance
+                or case.expected_texts
+                or case.reference_answer is not None
+                or case.reference_answers
+            ):
+                before, after = scored_json(case)
+                text = f"{{{before},{after}}}"
+                add(f'{{{before},"id":{string(case_id)},{after}}}')
+            else:  # only a query and ids at grade 1 (each once, sorted): scored_json's text
+                ids = case.expected_ids
+                if len(ids) == 2:  # the usual size, compared directly
+                    first, second = ids
+                    if second < first:
+                        first, second = second, first
+                    grades = string(first) + (
+                        ":1}}" if first == second else ":1," + string(second) + ":1}}"
+                    )
+                else:
+                    grades = ":1,".join(map(string, sorted(set(ids)))) + ":1}}" if ids else "}}"
+                tail = string(case.query) + ',"reference_answer":null,"relevance":{' + grades
+                text = '{"expected_texts":[],"query":' + tail
+                add('{"expected_texts":[],"id":' + string(case_id) + ',"query":' + tail)
+            per_case[case_id] = sha(text.encode()).hexdigest()[:16]
+        digest.update((b"," if start else b"") + ",".join(members).encode())
     digest.update(b'],"version":%d}' % HASH_VERSION)
     return digest.hexdigest(), per_case
