@@ -6,79 +6,38 @@ Both the ``ragcheck`` fixture and :func:`pytest_ragcheck.evaluate` call
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pytest_ragcheck.collector import fewer_collections, no_collections, settle
 from pytest_ragcheck.errors import GoldenSetError
-from pytest_ragcheck.result import CaseResult, HitRecord, Result
+from pytest_ragcheck.result import CaseResult, Result
 
 if TYPE_CHECKING:
     from pytest_ragcheck.config import Settings
     from pytest_ragcheck.golden import GoldenCase, GoldenSet
-    from pytest_ragcheck.hits import Hit, SpanMatch
     from pytest_ragcheck.names import MetricSpec
-    from pytest_ragcheck.runner import RetrievalOutcome, RetrievalRun
+    from pytest_ragcheck.runner import RetrievalRun
 
 __all__ = ["Progress", "evaluate_golden", "fewer_collections"]
 
 #: ``progress(stage, done, total)``: stage is ``"retrieve"`` or ``"judge"``.
 Progress = Callable[[str, int, int], None]
 
-_SPAN_ID = "\x00span:{}"
-_MISS_ID = "\x00miss:{}"
-_RECALL_LIKE = ("recall", "hit_rate_granular")
-#: Allocations between young-generation collections inside :func:`fewer_collections`
-#: (the default is 700; the older generations follow the same factors as usual).
-_GC_FIRST = 100_000
 
-
-def _empty_cases(cases: Sequence[GoldenCase], settings: Settings) -> list[GoldenCase]:
+def _empty_cases(
+    cases: Sequence[GoldenCase], counts: Sequence[int], settings: Settings
+) -> list[GoldenCase]:
     """The cases with nothing relevant to find, when a rank metric is asked for."""
-    if not settings.needs_relevance:
+    if not settings.needs_relevance or 0 not in counts:
         return []
-    return [case for case in cases if not case.has_relevance]
+    return [case for case, count in zip(cases, counts, strict=True) if count == 0]
 
 
 def _select(golden: GoldenSet, settings: Settings) -> GoldenSet:
     return golden.select(list(settings.tags)) if settings.tags else golden
-
-
-@contextlib.contextmanager
-def fewer_collections() -> Iterator[None]:
-    """Run the cyclic garbage collector about a hundred times less often inside, and let it
-    skip the objects that were already there.
-
-    A large run allocates millions of small objects (hits, per-case values), and each
-    collection walks every live object: at the default thresholds the collector took ~40 %
-    of the evaluation of 50,000 cases. Cycles are still collected, only in bigger batches.
-    The objects alive on entry (the golden set, say) are frozen (``gc.freeze``: a full
-    collection no longer walks them) until the outermost block ends; :func:`_settle` does the
-    same for the hits once retrieval is done.
-    """
-    before = gc.get_threshold()
-    gc.set_threshold(max(before[0], _GC_FIRST), *before[1:])
-    _settle()
-    _DEPTH.append(None)
-    try:
-        yield
-    finally:
-        _DEPTH.pop()
-        if not _DEPTH:
-            gc.unfreeze()
-        gc.set_threshold(*before)
-
-
-#: One entry per :func:`fewer_collections` block open (frozen objects are thawed by the last).
-_DEPTH: list[None] = []
-
-
-def _settle() -> None:
-    """Objects alive now live on to the end of the run: full collections need not walk them."""
-    gc.freeze()
 
 
 def evaluate_golden(
@@ -98,7 +57,8 @@ def _evaluate(
 ) -> Result:
     from pytest_ragcheck import metrics as metric_fns
     from pytest_ragcheck.answers import score as answers
-    from pytest_ragcheck.golden.model import no_collections
+    from pytest_ragcheck.case_scoring import score_cases
+    from pytest_ragcheck.golden.model import case_facts
     from pytest_ragcheck.judge.trust import assess_trust
 
     started = time.perf_counter()
@@ -106,7 +66,8 @@ def _evaluate(
     if len(golden) == 0:
         raise GoldenSetError(f"{golden.source}: the golden set has no cases to evaluate")
 
-    empty = _empty_cases(golden.cases, settings)
+    facts = case_facts(golden.cases)
+    empty = _empty_cases(golden.cases, facts.counts, settings)
     if empty and settings.empty == "error":
         shown = ", ".join(repr(c.id) for c in empty[:10])
         more = f" and {len(empty) - 10} more" if len(empty) > 10 else ""
@@ -117,7 +78,9 @@ def _evaluate(
             f"or empty='zero' to score them 0."
         )
     skip_ids = {c.id for c in empty} if settings.empty == "skip" else set()
-    to_run = [c for c in golden.cases if c.id not in skip_ids]
+    to_run = [c for c in golden.cases if c.id not in skip_ids] if skip_ids else list(golden)
+    if skip_ids:
+        facts = case_facts(to_run)
     if not to_run:
         raise GoldenSetError(
             f"{golden.source}: no case left to evaluate: all {len(golden)} case(s) have no "
@@ -127,11 +90,12 @@ def _evaluate(
     answers.check_references(to_run, settings.metrics, golden.source)
     clock = time.perf_counter()
     run, retrieval = _retrieve(retriever, to_run, golden.source, settings, progress)
-    _settle()
+    settle()  # the hits live to the end of the run
     timings = {"retrieve_s": time.perf_counter() - clock}
 
     with no_collections():  # only the run's own objects here, and no reference cycles
-        by_id, metrics_s = _score(to_run, run, settings)
+        scored = score_cases(to_run, run.outcomes, facts, settings)
+        by_id = dict(zip([c.id for c in to_run], scored.results, strict=True))
     del run  # the hits live on in the case results
 
     answers.score_lexical(to_run, by_id, settings.metrics, zero_errors=settings.on_error == "zero")
@@ -144,18 +108,24 @@ def _evaluate(
     info.update(trust.info(info.get("judge")))
     specs = (*settings.metrics, *trust.specs)
 
-    cases = [
-        by_id[c.id]
-        if c.id in by_id
-        else CaseResult(id=c.id, query=c.query, tags=tuple(c.tags), status="skipped")
-        for c in golden.cases
-    ]
+    cases = (
+        scored.results
+        if len(to_run) == len(golden)
+        else [
+            by_id[c.id]
+            if c.id in by_id
+            else CaseResult(id=c.id, query=c.query, tags=tuple(c.tags), status="skipped")
+            for c in golden.cases
+        ]
+    )
     aggregates: dict[str, float] = {}
     for spec in specs:
         if spec.kind == "latency":
             continue
         name = spec.name
-        vals = [v for c in cases if (v := c.values.get(name)) is not None]
+        vals = scored.columns.get(name) if spec.base != "judged" else None  # trust sets judged
+        if vals is None:
+            vals = [v for c in cases if (v := c.values.get(name)) is not None]
         if vals:  # no value at all (every case failed): absent, never a made-up 0
             aggregates[spec.name] = math.fsum(vals) / len(vals)
     aggregates.update(trust.values)
@@ -164,7 +134,7 @@ def _evaluate(
     golden_hash = golden.content_hash
     # Everything but the retrieval counts as evaluation, the checks and hashing before it too.
     timings["evaluate_s"] = time.perf_counter() - started - timings["retrieve_s"]
-    timings["metrics_s"] = metrics_s
+    timings["metrics_s"] = scored.metrics_s
     info["timings"] = timings
 
     return Result(
@@ -177,43 +147,6 @@ def _evaluate(
         info=info,
         golden=golden,
     )
-
-
-def _score(
-    to_run: Sequence[GoldenCase], run: RetrievalRun, settings: Settings
-) -> tuple[dict[str, CaseResult], float]:
-    """The case results of a run with their rank metric values, and the engine's time."""
-    from pytest_ragcheck import metrics as metric_fns
-    from pytest_ragcheck.answers import score as answers
-
-    outcomes = run.outcomes
-    rank_specs = [s for s in settings.metrics if s.kind == "rank"]
-    by_id: dict[str, CaseResult] = {}
-    rankings: list[list[str]] = []
-    relevances: list[Mapping[str, int]] = []
-    span_matches: list[SpanMatch | None] = []
-    for case, outcome in zip(to_run, outcomes, strict=True):
-        case_result, ranking, relevance, match = _case_result(case, outcome)
-        answers.apply_output(case_result, outcome.answer, settings.metrics)
-        by_id[case.id] = case_result
-        if case_result.status == "ok" or settings.on_error == "zero":
-            rankings.append(ranking)
-            relevances.append(relevance)
-            span_matches.append(match)
-
-    scored = [
-        by_id[c.id] for c in to_run if by_id[c.id].status == "ok" or settings.on_error == "zero"
-    ]
-    metrics_s = 0.0
-    if rank_specs and scored:
-        engine_clock = time.perf_counter()
-        values = metric_fns.evaluate_rankings(rankings, relevances, rank_specs)
-        metrics_s = time.perf_counter() - engine_clock
-        for name in dict.fromkeys(spec.name for spec in rank_specs):
-            for case_result, value in zip(scored, values[name].tolist(), strict=True):
-                case_result.values[name] = value
-        _apply_span_recall(scored, span_matches, rank_specs)
-    return by_id, metrics_s
 
 
 def _retrieve(
@@ -248,92 +181,6 @@ def _retrieve(
     else:
         run = run_cases(retriever, queries, options, progress=shown)
     return run, retrieval_info(run, cases, settings.metrics, depth)
-
-
-def _case_result(
-    case: GoldenCase, outcome: RetrievalOutcome
-) -> tuple[CaseResult, list[str], Mapping[str, int], SpanMatch | None]:
-    """Turn one retriever outcome into hit records plus the ranking the metrics read."""
-    result = CaseResult(
-        id=case.id,
-        query=case.query,
-        tags=tuple(case.tags),
-        status="error" if outcome.error is not None else "ok",
-        latency_ms=outcome.latency_ms,
-        error=outcome.error,
-        traceback=outcome.traceback,
-        duplicates=outcome.duplicates,
-    )
-    hits = outcome.hits
-    relevance = case._grades
-    if case.mode == "texts":
-        from pytest_ragcheck.hits import match_spans
-
-        result.mode = "texts"
-        if result.status == "ok" and hits and all(h.text is None for h in hits):
-            # Every span would silently count as missed: almost surely a retriever that
-            # returns bare ids for a golden set written with expected_texts.
-            result.status = "error"
-            result.error = (
-                "this case matches by text (expected_texts) but none of its hits has a text; "
-                "return hits with 'text', 'content' or 'page_content' (or Document objects)"
-            )
-        spans = list(case.expected_texts)
-        match = match_spans(hits, spans)
-        ranking: list[str] = []
-        new_spans: list[tuple[int, ...]] = [() for _ in hits]
-        for span_index, rank in enumerate(match.span_rank):
-            if rank is not None:
-                new_spans[rank - 1] = (*new_spans[rank - 1], span_index)
-        for i, hit in enumerate(hits):
-            found = new_spans[i]
-            relevant = match.relevant[i]
-            ranking.append(_SPAN_ID.format(found[0]) if relevant and found else _MISS_ID.format(i))
-            result.hits.append(_hit_record(i, hit, grade=1 if relevant else 0, spans=found))
-        result.n_relevant = len(spans)
-        return (
-            result,
-            ranking,
-            {_SPAN_ID.format(j): 1 for j in range(len(spans))},
-            match,
-        )
-    result._ranked = (hits, relevance)  # HitRecords only when ``hits`` is read
-    result.n_relevant = case.relevant_count
-    return result, [h.id for h in hits], relevance, None
-
-
-def _hit_record(index: int, hit: Hit, *, grade: int, spans: tuple[int, ...] = ()) -> HitRecord:
-    return HitRecord(
-        rank=index + 1, id=hit.id, text=hit.text, score=hit.score, grade=grade, spans=spans
-    )
-
-
-def _apply_span_recall(
-    scored: Sequence[CaseResult],
-    matches: Sequence[SpanMatch | None],
-    specs: Sequence[MetricSpec],
-) -> None:
-    """Text-span cases: recall counts the spans contained in the top k (SPEC §3).
-
-    A hit may contain several new spans; the id-based ranking credits it with one, so the
-    recall-like metrics (and F1) are recomputed from the span match.
-    """
-    for case_result, match in zip(scored, matches, strict=True):
-        if match is None or not match.span_rank:
-            continue
-        for spec in specs:
-            if spec.base not in (*_RECALL_LIKE, "f1"):
-                continue
-            k = spec.k
-            recall = match.spans_found(k) / len(match.span_rank)
-            if spec.base in _RECALL_LIKE:
-                case_result.values[spec.name] = recall
-                continue
-            denominator = len(match.relevant) if k is None else k
-            prec = match.relevant_hits(k) / denominator if denominator else 0.0
-            case_result.values[spec.name] = (
-                0.0 if prec + recall == 0 else 2 * prec * recall / (prec + recall)
-            )
 
 
 def _run_judge(

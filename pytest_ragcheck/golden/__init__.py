@@ -7,9 +7,10 @@ A golden set is read from a ``.jsonl`` file (one case per line), a ``.json`` fil
 field, so users never see a raw pydantic dump. Loading is lazy and cached per process, keyed by
 the file's path, modification time and size.
 
-Modules: ``model`` (``GoldenCase``, ``GoldenSet``, the hash), ``build`` (raw dicts to cases,
-readable validation problems), ``files`` (``.jsonl``/``.json``), ``beir`` (BEIR folders and
-qrels), ``load`` (``load_golden`` and its cache). Importing this package imports pydantic; the
+Modules: ``model`` (``GoldenCase``, ``GoldenSet``, what the evaluation reads of every case),
+``hashing`` (the content hashes), ``build`` (raw dicts to cases, readable validation problems),
+``plain`` (the usual case checked without pydantic), ``files`` (``.jsonl``/``.json``), ``beir``
+(BEIR folders and qrels), ``load`` (``load_golden`` and its cache). Importing this package imports pydantic; the
 plugin imports it only when a golden set is loaded.
 """
 

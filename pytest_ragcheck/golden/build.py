@@ -116,7 +116,10 @@ class CaseBuilder:
         self.title = title
         self.cases: list[GoldenCase] = []
         self.problems: list[str] = []
-        self._first_seen: dict[str, tuple[str, bool]] = {}
+        #: id -> where its first case was (``place``, or a JSONL line number)
+        self._first_seen: dict[str, str | int] = {}
+        #: the ids of those first cases that were derived from their query
+        self._derived: set[str] = set()
 
     def add(self, raw: object, where: str, place: str) -> None:
         """``where`` prefixes messages (``file:3``); ``place`` names it in a duplicate note."""
@@ -137,19 +140,39 @@ class CaseBuilder:
             kind = "a GoldenCase or a dict" if self.title == "cases" else "a JSON object"
             self.problems.append(f"{where}: expected {kind}, got {type(raw).__name__}")
             return
-        first = self._first_seen.get(case.id)
-        if first is not None:
-            first_place, first_derived = first
-            if derived and first_derived:
-                self.problems.append(
-                    f"{where}: duplicate id {case.id!r} (derived from the same query as "
-                    f"{first_place}); remove the repeat or give the cases distinct ids"
-                )
-            else:
-                self.problems.append(f"{where}: duplicate id {case.id!r} (also on {first_place})")
+        if case.id in self._first_seen:
+            self._repeated(case.id, derived, where)
             return
-        self._first_seen[case.id] = (place, derived)
+        self._first_seen[case.id] = place
+        if derived:
+            self._derived.add(case.id)
         self.cases.append(case)
+
+    def add_line(self, raw: object, number: int) -> None:
+        """:meth:`add` for line ``number`` of the JSONL file ``title``: the messages' words
+        (``file:3``, ``line 3``) are written only when there is a problem."""
+        if type(raw) is dict and (case := plain_case(raw)) is not None:
+            case_id = case.id
+            if case_id in self._first_seen:
+                self._repeated(case_id, raw.get("id") is None, f"{self.title}:{number}")
+                return
+            self._first_seen[case_id] = number
+            if raw.get("id") is None:
+                self._derived.add(case_id)
+            self.cases.append(case)
+        else:
+            self.add(raw, f"{self.title}:{number}", f"line {number}")
+
+    def _repeated(self, case_id: str, derived: bool, where: str) -> None:
+        first = self._first_seen[case_id]
+        first_place = f"line {first}" if type(first) is int else first
+        if derived and case_id in self._derived:
+            self.problems.append(
+                f"{where}: duplicate id {case_id!r} (derived from the same query as "
+                f"{first_place}); remove the repeat or give the cases distinct ids"
+            )
+        else:
+            self.problems.append(f"{where}: duplicate id {case_id!r} (also on {first_place})")
 
     def finish(self, source: str, notes: tuple[str, ...] = ()) -> GoldenSet:
         """The set, or one error listing every problem (an empty set is one too)."""

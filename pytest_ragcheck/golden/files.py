@@ -17,7 +17,15 @@ from pytest_ragcheck.golden.build import CaseBuilder
 from pytest_ragcheck.golden.model import GoldenSet
 from pytest_ragcheck.ids import IdError, as_id
 
-__all__ = ["display_path", "jsonl_records", "load_json", "load_jsonl", "read_text", "split_lines"]
+__all__ = [
+    "display_path",
+    "jsonl_records",
+    "jsonl_values",
+    "load_json",
+    "load_jsonl",
+    "read_text",
+    "split_lines",
+]
 
 
 def display_path(path: Path) -> str:
@@ -108,34 +116,52 @@ def _all_at_once(lines: list[tuple[int, str]]) -> list[Any] | None:
     return values if type(values) is list and len(values) == len(lines) else None
 
 
-def jsonl_records(text: str, display: str, problems: list[str]) -> Iterator[tuple[int, str, Any]]:
-    """``(line number, "file:line", value)`` for each non-blank JSONL line.
+def jsonl_values(text: str, display: str, problems: list[str]) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for each non-blank JSONL line.
 
     A malformed line is added to ``problems`` and skipped, so one run reports every bad line.
-    Lines are parsed a chunk at a time (a chunk's values alive at once, not the whole file's).
+    Lines are parsed a chunk at a time (a chunk's values alive at once, not the whole file's):
+    first as they are (a blank line, or one with no or two values, makes the chunk fail),
+    then without the blank lines, then line by line.
     """
-    lines = [(number, line) for number, line in split_lines(text) if line.strip()]
-    for start in range(0, len(lines), _CHUNK):
-        chunk = lines[start : start + _CHUNK]
-        values = _all_at_once(chunk)
-        if values is not None:
-            for (number, _), raw in zip(chunk, values, strict=True):
-                yield number, f"{display}:{number}", raw
+    rows = text.split("\n")
+    while rows and not rows[-1].strip():  # the usual final newline
+        rows.pop()
+    for start in range(0, len(rows), _CHUNK):
+        chunk = rows[start : start + _CHUNK]
+        try:
+            values = _DECODER.decode("[" + ",".join(chunk) + "]")
+        except (ValueError, RecursionError):
+            values = None
+        if type(values) is list and len(values) == len(chunk):
+            yield from zip(range(start + 1, start + len(chunk) + 1), values, strict=True)
             continue
-        for number, line in chunk:
+        lines = [(n, line.rstrip("\r")) for n, line in enumerate(chunk, start + 1) if line.strip()]
+        found = _all_at_once(lines)
+        if found is not None:
+            yield from zip([number for number, _ in lines], found, strict=True)
+            continue
+        for number, line in lines:
             try:
                 raw = _parse_json(line, display, number)
             except GoldenSetError as exc:
                 problems.append(str(exc))
                 continue
-            yield number, f"{display}:{number}", raw
+            yield number, raw
+
+
+def jsonl_records(text: str, display: str, problems: list[str]) -> Iterator[tuple[int, str, Any]]:
+    """``(line number, "file:line", value)`` for each non-blank JSONL line (:func:`jsonl_values`)."""
+    for number, raw in jsonl_values(text, display, problems):
+        yield number, f"{display}:{number}", raw
 
 
 def load_jsonl(path: Path, display: str) -> GoldenSet:
     """One case per line; blank lines are skipped."""
     builder = CaseBuilder(display)
-    for number, where, raw in jsonl_records(read_text(path, display), display, builder.problems):
-        builder.add(raw, where, f"line {number}")
+    add = builder.add_line
+    for number, raw in jsonl_values(read_text(path, display), display, builder.problems):
+        add(raw, number)
     if not builder.cases and not builder.problems:
         raise GoldenSetError(f"golden set {display} is empty (expected one JSON case per line)")
     return builder.finish(display)

@@ -6,14 +6,11 @@ never load a golden set never pay for it.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import hashlib
-import json
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import (
     AfterValidator,
@@ -26,35 +23,17 @@ from pydantic import (
     model_validator,
 )
 
+from pytest_ragcheck.collector import no_collections
 from pytest_ragcheck.errors import GoldenSetError, did_you_mean
+from pytest_ragcheck.golden.hashing import all_hashes, case_digest, scored_json
 from pytest_ragcheck.hits import normalize_text
 from pytest_ragcheck.ids import as_id
 
-__all__ = ["GoldenCase", "GoldenSet", "derive_case_id", "no_collections"]
-
-#: Bumped whenever the canonical form hashed by ``GoldenSet.content_hash`` changes.
-_HASH_VERSION = 1
+__all__ = ["CaseFacts", "GoldenCase", "GoldenSet", "case_facts", "derive_case_id"]
 
 Mode = Literal["ids", "texts", "none"]
-#: A JSON string as the canonical JSON of the hashes writes it (``ensure_ascii=False``).
-_string: Callable[[str], str] = json.encoder.encode_basestring
-
-
-@contextlib.contextmanager
-def no_collections() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a file is parsed or a set is hashed.
-
-    Both allocate a few objects per case and keep them, so every collection walks the
-    growing set again: half the load time of 200,000 cases. Parsed JSON, validated cases and
-    hashes hold no reference cycles, so nothing is left for the collector to find.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
+#: Where ``GoldenCase._grades`` keeps what it built, in the instance's ``__dict__``.
+_GRADES_KEY = "_grades_built"
 
 
 def derive_case_id(query: str) -> str:
@@ -149,11 +128,11 @@ class GoldenCase(BaseModel):
         """:meth:`relevance_map`, built once: the runner, the metrics and the hashes read it
         for every case (never change it: it is shared). Kept in the instance's ``__dict__``
         by hand: ``functools.cached_property`` takes a lock on every first read."""
-        grades: dict[str, int] | None = self.__dict__.get("_grades_built")
+        grades: dict[str, int] | None = self.__dict__.get(_GRADES_KEY)
         if grades is None:
             grades = dict.fromkeys(self.expected_ids, 1)
             grades.update(self.relevance)
-            self.__dict__["_grades_built"] = grades
+            self.__dict__[_GRADES_KEY] = grades
         return grades
 
     @property
@@ -180,7 +159,7 @@ class GoldenCase(BaseModel):
         16 hex digits of SHA-256 over a canonical JSON; not ``id`` (the key it is stored under),
         ``tags`` or ``metadata``. A baseline compares a case only when this is unchanged.
         """
-        return _case_digest(*_scored_json(self))
+        return case_digest(*scored_json(self))
 
     @property
     def relevant_count(self) -> int:
@@ -216,17 +195,8 @@ class GoldenSet:
     @functools.cached_property
     def _hashes(self) -> tuple[str, dict[str, str]]:
         """Both hashes in one pass: each case's canonical JSON is written once for both."""
-        digest = hashlib.sha256(b'{"cases":[')
-        per_case: dict[str, str] = {}
-        separator = ""
         with no_collections():
-            for case in self.cases:
-                before, after = _scored_json(case)
-                per_case[case.id] = _case_digest(before, after)
-                digest.update(f'{separator}{{{before},"id":{_string(case.id)},{after}}}'.encode())
-                separator = ","
-        digest.update(b'],"version":%d}' % _HASH_VERSION)
-        return digest.hexdigest(), per_case
+            return all_hashes(self.cases)
 
     def subset_hash(self, ids: Collection[str]) -> str:
         """``content_hash`` of the cases whose id is in ``ids``, in this set's order.
@@ -270,29 +240,35 @@ class GoldenSet:
         return GoldenSet(chosen, self.source, self.notes)
 
 
-def _scored_json(case: GoldenCase) -> tuple[str, str]:
-    """The canonical JSON members of what can change a case's scores, keys sorted: those
-    before ``"id"`` and those after (the set's hash has the id among them).
+class CaseFacts(NamedTuple):
+    """What the evaluation reads of every case, gathered in one pass (:func:`case_facts`)."""
 
-    Written out rather than ``json.dumps(..., sort_keys=True)`` of a dict per case (three times
-    faster); the strings are escaped by the same function and the result is the same text.
-    """
-    texts = ",".join(map(_string, case.expected_texts))
-    grades = ",".join(
-        f"{_string(doc)}:{int.__repr__(grade)}" for doc, grade in sorted(case._grades.items())
-    )
-    answer = "null" if case.reference_answer is None else _string(case.reference_answer)
-    # "reference_answers" only when set: hashes of cases without stay as they were
-    answers = (
-        f',"reference_answers":[{",".join(map(_string, case.reference_answers))}]'
-        if case.reference_answers
-        else ""
-    )
-    return (
-        f'"expected_texts":[{texts}]',
-        f'"query":{_string(case.query)},"reference_answer":{answer}{answers},"relevance":{{{grades}}}',
-    )
+    #: ``case._grades`` of each case.
+    grades: list[Mapping[str, int]]
+    #: ``case.relevant_count`` of each case.
+    counts: list[int]
+    #: Whether a case matches by text spans (``mode == "texts"``).
+    by_text: bool
 
 
-def _case_digest(before: str, after: str) -> str:
-    return hashlib.sha256(f"{{{before},{after}}}".encode()).hexdigest()[:16]
+def case_facts(cases: Sequence[GoldenCase]) -> CaseFacts:
+    """Each case's grades and relevant count, without a property call for a case that has
+    no graded ``relevance`` (most cases)."""
+    every: list[Mapping[str, int]] = []
+    counts: list[int] = []
+    add_grades, add_count = every.append, counts.append
+    by_text = False
+    for case in cases:
+        grades = case.__dict__.get(_GRADES_KEY)  # the property's cache, read directly
+        if grades is None:
+            grades = case._grades
+        add_grades(grades)
+        if case.relevance:
+            add_count(case.relevant_count)
+        elif grades:  # expected ids, each at grade 1
+            add_count(len(grades))
+        else:
+            spans = len(case.expected_texts)
+            add_count(spans)
+            by_text = by_text or spans > 0
+    return CaseFacts(every, counts, by_text)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import BaseModel
+
 from pytest_ragcheck.golden.model import GoldenCase, derive_case_id
 from pytest_ragcheck.hits import normalize_text
 
@@ -19,6 +21,14 @@ __all__ = ["plain_case"]
 
 _new = object.__new__
 _set = object.__setattr__
+# pydantic's instance slots, set through their descriptors (no attribute lookup per case)
+_set_fields: Callable[[object, object], None] = vars(BaseModel)["__pydantic_fields_set__"].__set__
+_set_extra: Callable[[object, object], None] = vars(BaseModel)["__pydantic_extra__"].__set__
+_set_private: Callable[[object, object], None] = vars(BaseModel)["__pydantic_private__"].__set__
+#: The fields set of every case whose keys come in this order: one set shared by the cases
+#: of a shape (pydantic never changes a frozen model's set in place; a copy gets its own).
+_FIELDS_SETS: dict[tuple[str, ...], set[str]] = {}
+_MAX_SHAPES = 64
 
 
 def _strs(value: object, ok: Callable[[str], object] = str.strip) -> list[str] | None:
@@ -96,10 +106,16 @@ def plain_case(raw: dict[str, Any]) -> GoldenCase | None:
             values[key] = checked
         elif key not in ("id", "query", "reference_answer"):
             return None  # an unknown field: pydantic names it
+    keys = tuple(raw)
+    fields_set = _FIELDS_SETS.get(keys)
+    if fields_set is None:
+        fields_set = {*keys, "id"}
+        if len(_FIELDS_SETS) < _MAX_SHAPES:
+            _FIELDS_SETS[keys] = fields_set
     case: GoldenCase = _new(GoldenCase)
     # What pydantic's validator sets on a model instance (fields, fields set, no extras).
     _set(case, "__dict__", values)
-    _set(case, "__pydantic_fields_set__", {*raw, "id"})
-    _set(case, "__pydantic_extra__", None)
-    _set(case, "__pydantic_private__", None)
+    _set_fields(case, fields_set)
+    _set_extra(case, None)
+    _set_private(case, None)
     return case

@@ -126,7 +126,8 @@ def _judged(
     are already unique), since graded sets get ``judged@k`` by default on every case.
     """
     specs = [s for s in settings.metrics if s.base == "judged"]
-    if not specs and any(label_kind(c) == "graded" for c in cases):
+    # label_kind's "graded" (a case with ``relevance``), read without a call per case
+    if not specs and any(c.relevance for c in cases):
         specs = [MetricSpec("judged", settings.k)]
         trust.specs.extend(specs)
     if not specs:

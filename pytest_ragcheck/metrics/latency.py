@@ -18,8 +18,8 @@ def latency_percentiles(latencies_ms: Sequence[float]) -> dict[str, float]:
     sorted values); quantile 1.0 is the maximum. With no latencies every value is 0.0, so that
     a run with no successful call still has finite numbers.
     """
-    values = sorted(float(x) for x in latencies_ms)
-    if any(math.isnan(v) for v in values):
+    values = sorted(map(float, latencies_ms))
+    if any(map(math.isnan, values)):
         raise ValueError("latencies must be numbers, got NaN")
     out: dict[str, float] = {}
     for metric in metrics_of_kind("latency"):
