@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_ragcheck.aio import read_async, run_blocking, run_bounded
+from pytest_ragcheck.collector import settling
 from pytest_ragcheck.concurrency import AUTO, ConcurrencyChoice
 from pytest_ragcheck.retrievers import ResolvedRetriever, resolve_batch_retriever
 from pytest_ragcheck.runner import (
@@ -29,7 +30,6 @@ from pytest_ragcheck.runner import (
     _finish,
     _timed_out,
 )
-from pytest_ragcheck.settle import settling
 from pytest_ragcheck.threads import Progress, run_on_threads
 
 __all__ = ["run_batches"]

@@ -4,6 +4,15 @@ A large run allocates millions of small objects (cases, hits, per-case values) t
 its end and hold no reference cycles; every collection walks all of them again. Inside
 :func:`fewer_collections` (the fixture's run, ``evaluate``) objects that will live to the end
 are frozen (``gc.freeze``: no collection walks them) until the outermost block ends.
+
+During retrieval (:func:`settling`) the collector's own callbacks settle what the run keeps,
+as it comes: after a collection its survivors are frozen (older collections never walk them
+again); when the last collection found no garbage (the retriever makes no reference cycles),
+the next ones freeze the young objects before they start, so they walk nothing. One in
+:data:`_SAMPLE` still runs in full, and any garbage it finds turns this off again: cycles a
+retriever makes are still collected during the run, and what a skipped collection would have
+found is kept until the outermost block's thaw. Outside :func:`fewer_collections` nothing
+changes.
 """
 
 from __future__ import annotations
@@ -11,14 +20,18 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Iterator
+from typing import Any
 
-__all__ = ["fewer_collections", "no_collections", "settle"]
+__all__ = ["fewer_collections", "no_collections", "settle", "settling"]
 
 #: Allocations between young-generation collections inside :func:`fewer_collections`
 #: (the default is 700; the older generations follow the same factors as usual).
 _GC_FIRST = 100_000
 #: One entry per :func:`fewer_collections` block open (frozen objects are thawed by the last).
 _DEPTH: list[None] = []
+#: During :func:`settling`, one collection in this many runs in full while earlier ones
+#: found no garbage.
+_SAMPLE = 8
 
 
 @contextlib.contextmanager
@@ -70,3 +83,36 @@ def no_collections() -> Iterator[None]:
         settle()
         if was_enabled:
             gc.enable()
+
+
+class _Settler:
+    """The collector callback of one :func:`settling` block."""
+
+    def __init__(self) -> None:
+        self.collections = 0
+        self.skip = False  # the last full collection found nothing
+        self.skipped = False  # the running collection was emptied before it started
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self.collections += 1
+            self.skipped = self.skip and self.collections % _SAMPLE != 0
+            if self.skipped:
+                gc.freeze()
+        elif not self.skipped:
+            self.skip = info["collected"] == 0
+            gc.freeze()
+
+
+@contextlib.contextmanager
+def settling() -> Iterator[None]:
+    """Inside: what the run keeps is frozen as it comes (when the heap was frozen before)."""
+    if not gc.isenabled() or gc.get_freeze_count() == 0:
+        yield
+        return
+    settler = _Settler()
+    gc.callbacks.append(settler)
+    try:
+        yield
+    finally:
+        gc.callbacks.remove(settler)

@@ -45,7 +45,7 @@ class RagcheckFixture:
 
     def __call__(self, retriever: Any, **overrides: Any) -> Result:
         __tracebackhide__ = True
-        from pytest_ragcheck.evaluation import fewer_collections
+        from pytest_ragcheck.collector import fewer_collections
 
         try:
             with fewer_collections():  # loading, baseline and record allocate in bulk too

@@ -23,6 +23,7 @@ from typing import NamedTuple
 from pytest_ragcheck import retrievers
 from pytest_ragcheck.aio import await_value, read_async, run_blocking, run_bounded
 from pytest_ragcheck.answers.output import Answer, split_output
+from pytest_ragcheck.collector import settling
 from pytest_ragcheck.concurrency import (
     AUTO,
     PROBE_CALLS,
@@ -33,7 +34,6 @@ from pytest_ragcheck.concurrency import (
 )
 from pytest_ragcheck.hits import Hit, normalize_hits
 from pytest_ragcheck.retrievers import ACCEPTED_RETRIEVERS, ResolvedRetriever, resolve_retriever
-from pytest_ragcheck.settle import settling
 from pytest_ragcheck.threads import MAX_TIMEOUT, Progress, run_on_threads
 
 __all__ = [

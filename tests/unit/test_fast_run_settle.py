@@ -6,9 +6,8 @@ import gc
 import weakref
 from typing import Any
 
-from pytest_ragcheck.evaluation import fewer_collections
+from pytest_ragcheck.collector import fewer_collections, settling
 from pytest_ragcheck.runner import RunOptions, run_cases
-from pytest_ragcheck.settle import settling
 
 _OPTIONS = RunOptions(k=3, concurrency=1, timeout=None)
 _NAN = float("nan")  # one object: a nan equals only itself
