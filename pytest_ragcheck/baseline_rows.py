@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import chain, repeat
 from operator import add, attrgetter, itemgetter, not_
@@ -49,33 +49,43 @@ class CaseBlock:
 class ResultHits(Mapping[str, tuple[str, ...]]):
     """Case id -> this run's ranked ids up to ``depth``, read from the result when asked for."""
 
-    __slots__ = ("_cases", "_depth")
+    __slots__ = ("_by_id", "_cases", "_depth", "_ids")
 
-    def __init__(self, cases: Mapping[str, CaseResult], depth: int) -> None:
+    def __init__(self, ids: list[str], cases: list[CaseResult], depth: int) -> None:
+        self._ids = ids
         self._cases = cases
         self._depth = depth
+        self._by_id: dict[str, CaseResult] | None = None
+
+    def _case(self, case_id: str) -> CaseResult:
+        if self._by_id is None:
+            self._by_id = dict(zip(self._ids, self._cases, strict=True))
+        return self._by_id[case_id]
 
     def __getitem__(self, case_id: str) -> tuple[str, ...]:
         from pytest_ragcheck.result import hit_ids
 
-        return tuple(hit_ids(self._cases[case_id])[: self._depth])
+        return tuple(hit_ids(self._case(case_id))[: self._depth])
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._cases)
+        return iter(self._ids)
 
     def __len__(self) -> int:
-        return len(self._cases)
+        return len(self._ids)
 
-    def flat(self, order: Iterable[str]) -> tuple[list[str], list[int]]:
+    def flat(self, order: list[str]) -> tuple[list[str], list[int]]:
         """The ranked ids of every case of ``order`` in one list, and how many each case has."""
         depth = self._depth
-        ranked = [
-            c._ranked[0] if c._ranked is not None else c.hits
-            for c in map(self._cases.__getitem__, order)
-        ]
-        if max(map(len, ranked), default=0) > depth:
-            ranked = [r[:depth] for r in ranked]
-        return list(map(attrgetter("id"), chain.from_iterable(ranked))), list(map(len, ranked))
+        cases = self._cases if order == self._ids else list(map(self._case, order))
+        ranked = list(map(attrgetter("_ranked"), cases))
+        lists = (
+            list(map(itemgetter(0), ranked))
+            if None not in ranked
+            else [c.hits if r is None else r[0] for c, r in zip(cases, ranked, strict=True)]
+        )
+        if max(map(len, lists), default=0) > depth:
+            lists = [r[:depth] for r in lists]
+        return list(map(attrgetter("id"), chain.from_iterable(lists))), list(map(len, lists))
 
 
 def result_cases(
@@ -110,8 +120,10 @@ def result_cases(
     known = result.golden.case_hashes if result.golden is not None else {}
     return CaseBlock(
         cases=dict(zip(ids, map(made.__getitem__, rows), strict=True)),
-        hashes=dict(zip(ids, map(known.get, ids, repeat("")), strict=True)),
-        hits=ResultHits(dict(zip(ids, evaluated, strict=True)), depth),
+        hashes=known  # the golden set's own, when it holds exactly these cases in this order
+        if type(known) is dict and len(known) == len(ids) and list(known) == ids
+        else dict(zip(ids, map(known.get, ids, repeat("")), strict=True)),
+        hits=ResultHits(ids, evaluated, depth),
     )
 
 
