@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import chain, repeat
 from operator import add, attrgetter, itemgetter, not_
 from typing import TYPE_CHECKING
 
+from pytest_ragcheck.escapes import escapes
 from pytest_ragcheck.sorting import natural_order
 
 if TYPE_CHECKING:
@@ -32,9 +32,6 @@ __all__ = [
     "result_cases",
     "same_cases",
 ]
-
-#: Characters a JSON string escapes (``json.dumps`` with ``ensure_ascii=False``).
-_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +157,7 @@ def case_lines(doc: BaselineDoc, order: list[str]) -> Iterator[str] | None:
         else _flat(list(map(found.get, order, repeat(()))))
     )
     try:
-        if _ESCAPED.search("".join(chain(order, hashes, ids))):
+        if escapes("".join(chain(order, hashes, ids))):
             return None
     except TypeError:  # an id that is not a string
         return None

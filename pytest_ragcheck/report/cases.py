@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import accumulate, chain, repeat
 from json.encoder import encode_basestring
 from operator import call
 from typing import TYPE_CHECKING, Any, cast
 
+from pytest_ragcheck.escapes import escapes
 from pytest_ragcheck.report.packing import pack, unpacked_text
 
 if TYPE_CHECKING:
@@ -222,7 +222,7 @@ def _hit_pieces(
     found = list(map(call, chain.from_iterable(map(repeat, grades, counts)), ids, repeat(0)))
     out = [""] * (5 * size)
     try:  # ids that need no escaping go in as they are, between the quotes of their neighbours
-        raw = not _ESCAPED.search("".join(ids))
+        raw = not escapes("".join(ids))
     except TypeError:  # not all strings: ``encode_basestring`` says what is wrong
         raw = False
     ranks = _QUOTED_RANKS if raw else _RANKS
@@ -307,8 +307,6 @@ _RANKS = tuple(
     for rank in range(1, MAX_HITS + 1)
 )
 _QUOTED_RANKS = tuple(rank + '"' for rank in _RANKS)
-#: Characters a JSON string escapes (``encode_basestring``: ``ensure_ascii=False``).
-_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
 _GRADE = ',"grade":%d,"spans":[],"relevant":%s}'
 _NO_TEXT = ',"text":null,"score":'
 #: Entries of the spelling caches below (they stop growing there: scores may all differ).

@@ -9,6 +9,7 @@ Each is run here against the general path on generated documents with odd conten
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -23,6 +24,7 @@ from pytest_ragcheck.baseline_doc import BaselineDoc
 from pytest_ragcheck.baseline_files import RagcheckSnapshotExtension, forget_reads
 from pytest_ragcheck.baseline_rows import case_block, case_lines, same_cases
 from pytest_ragcheck.case_match import match_cases
+from pytest_ragcheck.escapes import escapes
 from pytest_ragcheck.hits import Hit
 from pytest_ragcheck.sorting import natural_order, natural_sorted
 
@@ -260,3 +262,14 @@ def test_a_second_read_of_an_unchanged_file_comes_from_the_first(tmp_path: Path)
     forget_reads()
     path.unlink()
     assert read() is None
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_escapes_tells_what_json_escapes(seed: int) -> None:
+    rng = random.Random(seed)
+    alphabet = ["a", "1", " ", "é", "日", "😀", "\u2028", "\xa0", "\x7f", "\ud800", '"', "\\"]
+    alphabet += [chr(c) for c in range(32)]
+    for _ in range(300):
+        text = "".join(rng.choice(alphabet[: rng.choice([6, 12, len(alphabet)])]) for _ in range(8))
+        assert escapes(text) == (json.dumps(text, ensure_ascii=False)[1:-1] != text)
+    assert not escapes("")
