@@ -22,7 +22,12 @@ import pytest
 
 from pytest_ragcheck.baseline_decision import BaselineOutcome, StoredText, decide_baseline
 from pytest_ragcheck.baseline_doc import PRECISION_INI
-from pytest_ragcheck.baseline_files import RagcheckSnapshotExtension, safe_file_stem, snapshot_index
+from pytest_ragcheck.baseline_files import (
+    RagcheckSnapshotExtension,
+    forget_reads,
+    safe_file_stem,
+    snapshot_index,
+)
 from pytest_ragcheck.errors import BaselineError
 
 if TYPE_CHECKING:
@@ -75,25 +80,28 @@ def check_baseline(
     index = snapshot_index(call)
     location = _location(assertion, index)
     path = _display_path(location, Path(config.rootpath))
-    decision = decide_baseline(
-        stored_text=_read(assertion, location, index),
-        path=path,
-        result=result,
-        settings=settings,
-        options=options,
-        verdict=verdict,
-        update=bool(assertion.update_snapshots),
-        update_new_only=bool(assertion.update_new_snapshots_only),
-        shared_with=_claim(config, location, item.nodeid),
-        nodeid=item.nodeid,
-    )
-    if decision.to_assert is not None:
-        error = _assert(assertion, index, decision.to_assert)
-        if error is not None:
-            verdict.problems.append(
-                f"syrupy could not read or write the baseline {path}: "
-                f"{type(error).__name__}: {error}"
-            )
+    try:  # the file read last is let go once syrupy has read it again (or not at all)
+        decision = decide_baseline(
+            stored_text=_read(assertion, location, index),
+            path=path,
+            result=result,
+            settings=settings,
+            options=options,
+            verdict=verdict,
+            update=bool(assertion.update_snapshots),
+            update_new_only=bool(assertion.update_new_snapshots_only),
+            shared_with=_claim(config, location, item.nodeid),
+            nodeid=item.nodeid,
+        )
+        if decision.to_assert is not None:
+            error = _assert(assertion, index, decision.to_assert)
+            if error is not None:
+                verdict.problems.append(
+                    f"syrupy could not read or write the baseline {path}: "
+                    f"{type(error).__name__}: {error}"
+                )
+    finally:
+        forget_reads()
     return decision.outcome
 
 
@@ -198,7 +206,10 @@ def _read(assertion: Any, location: str, index: str) -> str | None:
 
 def _assert(assertion: Any, index: str, data: object) -> Exception | None:
     """Make the one syrupy assertion of this call; return syrupy's exception, if any."""
-    assertion(name=index) == data  # noqa: B015  (SnapshotAssertion.__eq__ records and writes)
+    try:
+        assertion(name=index) == data  # noqa: B015  (SnapshotAssertion.__eq__ records and writes)
+    finally:
+        forget_reads()  # syrupy read the file again: from the last read, let go now
     last = assertion.executions.get(assertion.num_executions - 1)
     exception = getattr(last, "exception", None)
     return exception if isinstance(exception, Exception) else None

@@ -87,8 +87,13 @@ class BaselineOutcome:
         if self.problem is not None:
             out["problem"] = self.problem
         if self.cases is not None:
-            cases = self.cases  # one pass in C: a large baseline has a case per golden case
-            out["cases"] = dict(zip(cases.keys(), map(dict, cases.values()), strict=True))
+            cases = self.cases  # a large baseline has a case per golden case: copied in C,
+            values = cases.values()  # the (never changed) value dicts shared when they are dicts
+            out["cases"] = (
+                dict(cases)
+                if set(map(type, values)) <= {dict}
+                else dict(zip(cases.keys(), map(dict, values), strict=True))
+            )
         if self.regressed is not None:
             out["regressed"] = list(self.regressed)
         if self.improved is not None:

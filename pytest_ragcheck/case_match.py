@@ -76,7 +76,8 @@ def match_cases(
     golden hash (``subset_hash``: cases were only added); otherwise nothing can be told apart.
     """
     before, after = stored.cases.keys(), current.cases.keys()
-    common = before & after if before != after else set(before)
+    same = before == after
+    common = set(before) if same else before & after
     added = tuple(natural_order(after - before))
     removed = tuple(natural_order(before - after))
     if stored.schema_version >= 2:
@@ -85,8 +86,11 @@ def match_cases(
             if stored.case_hashes == current.case_hashes
             else {i for i in common if stored.case_hashes.get(i) != current.case_hashes.get(i)}
         )
+        whole = same and not edited  # then the stored ids are the shared ones, as they are
         return CaseMatch(
-            shared=tuple(natural_order(common - edited, hint=stored.cases)),
+            shared=tuple(
+                natural_order(stored.cases if whole else common - edited, hint=stored.cases)
+            ),
             added=added,
             removed=removed,
             edited=tuple(natural_order(edited)),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable
-from itertools import islice, repeat
+from itertools import islice
 from operator import lt
 
 __all__ = ["natural_key", "natural_order", "natural_sorted"]
@@ -36,13 +36,24 @@ def natural_order(ids: Collection[str], *, hint: Iterable[str] = ()) -> list[str
     numbers do), which is far quicker than building a natural key per id. ``hint``: the ids in
     the order they probably have (a stored file's), kept when it is sorted.
     """
-    if not (
-        len(ids) > 1
-        and all(map(str.isascii, ids))
-        and len(set(map(str.translate, ids, repeat(_SHAPE)))) == 1
-    ):
+    if not _one_shape(ids):
         return natural_sorted(list(ids))
-    listed = [i for i in hint if i in ids] if hint else []
+    whole = hint is ids or (isinstance(hint, dict) and len(hint) == len(ids) and hint.keys() == ids)
+    listed = list(hint) if whole else [i for i in hint if i in ids] if hint else []
     if len(listed) == len(ids) and all(map(lt, listed, islice(listed, 1, None))):
         return listed
     return sorted(ids)
+
+
+def _one_shape(ids: Collection[str]) -> bool:
+    """More than one id, all ASCII, of one length, with their digits at the same places.
+
+    Checked on all the ids joined (one ``translate`` of the whole text, not one per id).
+    """
+    if len(ids) < 2:
+        return False
+    first = next(iter(ids))
+    if set(map(len, ids)) != {len(first)}:
+        return False
+    joined = "".join(ids)
+    return joined.isascii() and joined.translate(_SHAPE) == first.translate(_SHAPE) * len(ids)

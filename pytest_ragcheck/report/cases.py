@@ -19,6 +19,7 @@ from json.encoder import encode_basestring
 from operator import call
 from typing import TYPE_CHECKING, Any, cast
 
+from pytest_ragcheck.escapes import escapes
 from pytest_ragcheck.report.packing import pack, unpacked_text
 
 if TYPE_CHECKING:
@@ -178,7 +179,7 @@ def cases_json(cases: Sequence[CaseResult], baselines: Sequence[Mapping[str, flo
         [",".join([_text(clip(e, QUERY_LIMIT)) for e in p]) for p in problems]
         if any(problems)
         else [""] * n,
-        ["null" if b is None else _floats(b) for b in baselines],
+        _all_floats(list(baselines)),
         _texts([c.answer for c in cases], TEXT_LIMIT),
     )
     width = 2 * len(columns) + 1
@@ -220,16 +221,34 @@ def _hit_pieces(
     scores = [h.score for h in hits]
     found = list(map(call, chain.from_iterable(map(repeat, grades, counts)), ids, repeat(0)))
     out = [""] * (5 * size)
-    out[0::5] = chain.from_iterable([_RANKS[:n] for n in counts])
-    out[1::5] = map(encode_basestring, ids)
+    try:  # ids that need no escaping go in as they are, between the quotes of their neighbours
+        raw = not escapes("".join(ids))
+    except TypeError:  # not all strings: ``encode_basestring`` says what is wrong
+        raw = False
+    ranks = _QUOTED_RANKS if raw else _RANKS
+    out[0::5] = (
+        ranks[: counts[0]] * len(counts)
+        if len(set(counts)) == 1
+        else chain.from_iterable([ranks[:n] for n in counts])
+    )
+    out[1::5] = ids if raw else map(encode_basestring, ids)
+    quote = '"' if raw else ""
     out[2::5] = (
-        [_NO_TEXT] * size
+        [quote + _NO_TEXT] * size
         if texts.count(None) == size
-        else [f',"text":{_text(clip(t))},"score":' for t in texts]
+        else [f'{quote},"text":{_text(clip(t))},"score":' for t in texts]
     )
     out[3::5] = _spelled(_NUMBERS, scores, _number)
     out[4::5] = _spelled(_GRADES, found, _grade)
     return out
+
+
+def _all_floats(found: list[Mapping[str, float] | None]) -> list[str]:
+    """:func:`_floats` of each (``None`` is ``null``), each dict once: the cases of a run
+    share the dicts of their baseline values (one per distinct row)."""
+    unique = dict(zip(map(id, found), found, strict=True))
+    texts = {key: "null" if d is None else _floats(d) for key, d in unique.items()}
+    return list(map(texts.__getitem__, map(id, found)))
 
 
 def _spelled(known: dict[Any, str], values: list[Any], spell: Callable[[Any], str]) -> list[str]:
@@ -287,6 +306,7 @@ _RANKS = tuple(
     ('{"rank":%d,"id":' if rank == 1 else ',{"rank":%d,"id":') % rank
     for rank in range(1, MAX_HITS + 1)
 )
+_QUOTED_RANKS = tuple(rank + '"' for rank in _RANKS)
 _GRADE = ',"grade":%d,"spans":[],"relevant":%s}'
 _NO_TEXT = ',"text":null,"score":'
 #: Entries of the spelling caches below (they stop growing there: scores may all differ).

@@ -1,0 +1,25 @@
+"""Whether a text has a character a JSON string escapes (the quick paths' one check).
+
+The bulk writers (the stored baseline's cases block, the report entries) put strings into JSON
+text as they are when nothing in them needs escaping; this tells, for many strings joined.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["escapes"]
+
+#: Characters a JSON string escapes (``json.dumps`` with ``ensure_ascii=False``).
+_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
+
+
+def escapes(text: str) -> bool:
+    """Whether ``json.dumps(text, ensure_ascii=False)`` escapes a character of ``text``.
+
+    A printable text has no control character, so only a quote or a backslash is left to look
+    for (twice as quick as the pattern over a long text); any other text is searched.
+    """
+    if text.isprintable():
+        return '"' in text or "\\" in text
+    return _ESCAPED.search(text) is not None
