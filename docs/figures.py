@@ -581,7 +581,7 @@ def scale_rows(out: str) -> list[str]:
     rows = []
     run = (
         r"\s+wall\s+([\d.]+) s\s+cpu\s+([\d.]+) s\s+peak RSS\s+(\d+) MB"
-        r"(?: \(one process at most (\d+) MB\))?(?:\s+reports: (.*))?"
+        r"(?: \(exact (\d+) MB\))?(?:\s+reports: (.*))?"
     )
     for size, body in re.findall(r"^== ([\d,]+) cases ==\n((?:  .*\n?)*)", out, re.M):
         one = _match(r"^  compare \+ JSON report" + run, body)
@@ -612,7 +612,7 @@ def scale_rows(out: str) -> list[str]:
             rows.append(
                 f"| the same, `-n 2`, two such tests (one per worker), JSON + HTML reports | "
                 f"{two.group(1)} s wall, {two.group(2)} s CPU, {two.group(3)} MB peak RSS "
-                f"(process tree), {two.group(4)} MB the largest worker; {two.group(5)} | 〃 |"
+                f"(process tree); {two.group(5)} | 〃 |"
             )
             opened = re.search(r"^    html opens in headless Chromium in ([\d.]+) s", body, re.M)
             if opened is not None:
