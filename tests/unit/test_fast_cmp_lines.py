@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from baseline_data import make_result
+from test_baseline_fast import _general_text
 
 from pytest_ragcheck import baseline_doc, baseline_rows
 from pytest_ragcheck.baseline_decision import BaselineOutcome
@@ -58,12 +59,6 @@ def _doc(seed: int, size: int, *, counts: list[int], shared: bool) -> BaselineDo
     )
 
 
-def _general(doc: BaselineDoc, monkeypatch: pytest.MonkeyPatch) -> str:
-    with monkeypatch.context() as patch:
-        patch.setattr(baseline_doc, "case_block", lambda doc, order: None)
-        return doc.to_json()
-
-
 @pytest.mark.parametrize("counts", [[10], [3], [0], [0, 1, 10], [0, 0, 0, 4]])
 @pytest.mark.parametrize("shared", [True, False])
 @pytest.mark.parametrize("chunk", [1, 7, 4096])
@@ -78,7 +73,7 @@ def test_lines_in_pieces_are_the_general_text(
     pieces = list(pieces)
     assert len(pieces) == -(-60 // chunk)
     text = doc.to_json()
-    assert text == _general(doc, monkeypatch)
+    assert text == _general_text(doc, monkeypatch)
     assert "".join(pieces) in text
     start = text.index("".join(pieces))
     assert same_cases(doc, text, start, start + len("".join(pieces))) is not None
@@ -130,7 +125,7 @@ def test_odd_content_takes_the_general_path(
     doc = replace(doc, cases=cases, hits=hits, case_hashes={i: "h" for i in cases})
     assert case_lines(doc, list(doc.cases)) is None
     if "value" not in odd or odd["value"] == -0.0:  # a NaN is never written
-        assert doc.to_json() == _general(doc, monkeypatch)
+        assert doc.to_json() == _general_text(doc, monkeypatch)
 
 
 def _result(seed: int, size: int, *, built: int = 0, clean: bool = True) -> Any:
@@ -169,7 +164,7 @@ def test_a_result_is_stored_and_compared_as_the_general_paths_do(
     assert dict(quick.hits) == dict(general.hits)
     assert dict(quick.case_hashes) == dict(general.case_hashes)
     text = general.to_json()
-    assert quick.to_json() == text == _general(general, monkeypatch)
+    assert quick.to_json() == text == _general_text(general, monkeypatch)
     read = BaselineDoc.from_json(text, expected=quick)
     assert read.cases == general.cases
     assert match_cases(read, quick).whole
