@@ -9,15 +9,17 @@ The workers take no lock per item: a call that takes a few microseconds would sp
 the lock than on itself. Each step they share is one operation the interpreter does whole
 (``next`` of a counter, a store in or ``pop`` from a dict of int keys), and the ``pop`` of an
 item from ``running`` decides who records it: the worker that finished it, or the watching
-thread that found it overdue.
+thread that found it overdue. On a free-threaded interpreter (no GIL), where ``next`` of a
+counter is no longer one step, the counters take a lock.
 """
 
 from __future__ import annotations
 
 import itertools
+import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Generic, TypeVar
 
 __all__ = ["MAX_TIMEOUT", "Progress", "run_on_threads"]
@@ -32,6 +34,29 @@ A = TypeVar("A")
 T = TypeVar("T")
 #: ``progress(done, total)``, called from the thread that started the run.
 Progress = Callable[[int, int], None]
+
+
+#: Whether the interpreter has a GIL (``sys._is_gil_enabled`` exists from Python 3.13 on).
+_GIL = bool(getattr(sys, "_is_gil_enabled", lambda: True)())
+
+
+class _LockedCount:
+    """``itertools.count`` whose ``next`` takes a lock: for interpreters without a GIL."""
+
+    def __init__(self, start: int = 0) -> None:
+        self._count = itertools.count(start)
+        self._lock = threading.Lock()
+
+    def __iter__(self) -> Iterator[int]:
+        return self
+
+    def __next__(self) -> int:
+        with self._lock:
+            return next(self._count)
+
+
+def _counter(start: int = 0) -> Iterator[int]:
+    return itertools.count(start) if _GIL else _LockedCount(start)
 
 
 class _ThreadRun(Generic[A, T]):
@@ -55,8 +80,8 @@ class _ThreadRun(Generic[A, T]):
         self.progress = progress
         self.total = len(items)
         self.results: list[T | None] = [None] * self.total
-        self.indices = itertools.count()  # the next item to take
-        self.finished = itertools.count(1)  # items recorded so far, by workers or timeouts
+        self.indices = _counter()  # the next item to take
+        self.finished = _counter(1)  # items recorded so far, by workers or timeouts
         self.done = 0  # a recent value of ``finished``, for progress
         self.running: dict[int, float] = {}  # item index -> start time
         self.all_done = threading.Event()

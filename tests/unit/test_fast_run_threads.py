@@ -106,3 +106,39 @@ def test_progress_error_stops_the_workers() -> None:
 
 def test_no_items() -> None:
     assert run_on_threads(str, [], concurrency=3, timeout=1.0, timed_out=_timed_out) == []
+
+
+def test_without_a_gil_the_counters_take_a_lock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A free-threaded interpreter gets locked counters: every item still runs exactly once."""
+    from pytest_ragcheck import threads
+
+    monkeypatch.setattr(threads, "_GIL", False)
+    assert isinstance(threads._counter(), threads._LockedCount)
+    calls: list[int] = []
+    out = run_on_threads(
+        lambda i: calls.append(i) or i + 1,
+        list(range(5_000)),
+        concurrency=7,
+        timeout=60.0,
+        timed_out=_timed_out,
+    )
+    assert out == [i + 1 for i in range(5_000)]
+    assert sorted(calls) == list(range(5_000))
+
+
+def test_a_locked_count_gives_every_number_once_across_threads() -> None:
+    from pytest_ragcheck.threads import _LockedCount
+
+    count = _LockedCount(1)
+    taken: list[list[int]] = [[] for _ in range(8)]
+
+    def take(into: list[int]) -> None:
+        for _ in range(2_000):
+            into.append(next(count))
+
+    workers = [threading.Thread(target=take, args=(into,)) for into in taken]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert sorted(n for into in taken for n in into) == list(range(1, 16_001))
