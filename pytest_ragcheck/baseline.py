@@ -206,10 +206,7 @@ def _read(assertion: Any, location: str, index: str) -> str | None:
 
 def _assert(assertion: Any, index: str, data: object) -> Exception | None:
     """Make the one syrupy assertion of this call; return syrupy's exception, if any."""
-    try:
-        assertion(name=index) == data  # noqa: B015  (SnapshotAssertion.__eq__ records and writes)
-    finally:
-        forget_reads()  # syrupy read the file again: from the last read, let go now
+    assertion(name=index) == data  # noqa: B015  (SnapshotAssertion.__eq__ records and writes)
     last = assertion.executions.get(assertion.num_executions - 1)
     exception = getattr(last, "exception", None)
     return exception if isinstance(exception, Exception) else None

@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_ragcheck.aio import read_async, run_blocking, run_bounded
+from pytest_ragcheck.aio import await_value, read_async, run_blocking, run_bounded
 from pytest_ragcheck.collector import settling
 from pytest_ragcheck.concurrency import AUTO, ConcurrencyChoice
 from pytest_ragcheck.retrievers import ResolvedRetriever, resolve_batch_retriever
@@ -108,16 +108,12 @@ def _call_sync(
     try:
         raw = resolved.call(batch.queries, options.k)
         if inspect.isawaitable(raw):
-            raw = run_blocking(functools.partial(_awaited, raw))
+            raw = run_blocking(functools.partial(await_value, raw))
     except Exception as exc:
         failed = _failed(exc, (time.perf_counter() - start) * 1000.0 / len(batch.queries))
         return _every(batch, _with_where(failed, batch.where(total)))
     batch_ms = (time.perf_counter() - start) * 1000.0
     return _done(batch, total, raw, batch_ms, (time.process_time() - cpu_start) * 1000.0, options)
-
-
-async def _awaited(awaitable: object) -> object:
-    return await read_async(await awaitable)  # type: ignore[misc]
 
 
 def _call_on_worker(

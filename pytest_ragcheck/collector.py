@@ -106,8 +106,8 @@ class _Settler:
 
 @contextlib.contextmanager
 def settling() -> Iterator[None]:
-    """Inside: what the run keeps is frozen as it comes (when the heap was frozen before)."""
-    if not gc.isenabled() or gc.get_freeze_count() == 0:
+    """Inside: what the run keeps is frozen as it comes (inside :func:`fewer_collections`)."""
+    if not gc.isenabled() or not _DEPTH:
         yield
         return
     settler = _Settler()

@@ -102,15 +102,16 @@ def _parse_json(text: str, display: str, line: int | None = None) -> Any:
 _CHUNK = 2048
 
 
-def _all_at_once(lines: list[tuple[int, str]]) -> list[Any] | None:
-    """The values of the non-blank ``lines`` parsed as one JSON array (one decoder call
-    instead of one per line: half the time), or ``None`` when that fails.
+def _all_at_once(lines: list[str]) -> list[Any] | None:
+    """The values of ``lines`` parsed as one JSON array (one decoder call instead of one per
+    line: half the time), or ``None`` when that fails.
 
-    Equal to parsing each line on its own: every non-blank line holds at least one value (a
-    line of only commas would not parse), so as many values as lines means one each.
+    Equal to parsing each line on its own: every line that parses here holds at least one
+    value (a blank line or one of only commas would not parse), so as many values as lines
+    means one each.
     """
     try:
-        values = _DECODER.decode("[" + ",".join(line for _, line in lines) + "]")
+        values = _DECODER.decode("[" + ",".join(lines) + "]")
     except (ValueError, RecursionError):  # malformed, a repeated key, a long number, deep
         return None
     return values if type(values) is list and len(values) == len(lines) else None
@@ -129,15 +130,12 @@ def jsonl_values(text: str, display: str, problems: list[str]) -> Iterator[tuple
         rows.pop()
     for start in range(0, len(rows), _CHUNK):
         chunk = rows[start : start + _CHUNK]
-        try:
-            values = _DECODER.decode("[" + ",".join(chunk) + "]")
-        except (ValueError, RecursionError):
-            values = None
-        if type(values) is list and len(values) == len(chunk):
+        values = _all_at_once(chunk)
+        if values is not None:
             yield from zip(range(start + 1, start + len(chunk) + 1), values, strict=True)
             continue
         lines = [(n, line.rstrip("\r")) for n, line in enumerate(chunk, start + 1) if line.strip()]
-        found = _all_at_once(lines)
+        found = _all_at_once([line for _, line in lines])
         if found is not None:
             yield from zip([number for number, _ in lines], found, strict=True)
             continue

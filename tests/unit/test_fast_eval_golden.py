@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pytest_ragcheck.errors import GoldenSetError
-from pytest_ragcheck.golden import GoldenCase, GoldenSet, files, hashing, load_golden
+from pytest_ragcheck.golden import GoldenCase, GoldenSet, files, hashing, load_golden, plain
 from pytest_ragcheck.golden.build import CaseBuilder
 from pytest_ragcheck.golden.files import jsonl_values
 from pytest_ragcheck.golden.hashing import HASH_VERSION, all_hashes, case_digest, scored_json
@@ -150,7 +150,11 @@ def test_a_jsonl_duplicate_names_both_lines(tmp_path: Any) -> None:
     assert "same query as line 4" in message
 
 
-def test_cases_of_one_shape_share_a_fields_set_that_copies_do_not_change() -> None:
+def test_cases_of_one_shape_share_a_fields_set_that_copies_do_not_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the shapes other tests read fill the process's cache of shared sets (64 at most)
+    monkeypatch.setattr(plain, "_FIELDS_SETS", {})
     first = plain_case({"id": "a", "query": "q", "expected_ids": ["x"]})
     second = plain_case({"id": "b", "query": "r", "expected_ids": ["y"]})
     derived = plain_case({"query": "s"})
