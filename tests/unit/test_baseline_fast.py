@@ -21,7 +21,6 @@ from pytest_ragcheck.baseline_bulk import LazyHits
 from pytest_ragcheck.baseline_doc import BaselineDoc, round_value
 from pytest_ragcheck.baseline_rows import case_block
 from pytest_ragcheck.errors import BaselineError
-from pytest_ragcheck.sorting import natural_order, natural_sorted
 
 ODD_IDS = [
     "q1",
@@ -182,23 +181,6 @@ def test_a_hand_edited_layout_is_read_whole(monkeypatch: pytest.MonkeyPatch) -> 
         assert _plain(BaselineDoc.from_json(text, expected=doc)) == _plain(
             _general_read(text, monkeypatch)
         )
-
-
-@pytest.mark.parametrize("seed", range(30))
-def test_natural_order_is_natural_sorted(seed: int) -> None:
-    rng = random.Random(seed)
-    shapes = [
-        lambda: f"case-{rng.randrange(10**6):06d}",
-        lambda: f"q{rng.randrange(1000)}",
-        lambda: f"{rng.choice('ab')}{rng.randrange(100):02d}",
-        lambda: f"x{rng.choice(['٣', '3', 'ü', 'z'])}{rng.randrange(10)}",
-    ]
-    for shape in ([rng.choice(shapes)], shapes):
-        ids = {rng.choice(shape)() for _ in range(rng.randrange(1, 200))}
-        hinted = natural_sorted(ids)
-        assert natural_order(ids) == hinted
-        assert natural_order(ids, hint=hinted) == hinted
-        assert natural_order(ids, hint=sorted(ids, reverse=True)) == hinted
 
 
 def test_the_quick_paths_are_taken_for_a_usual_file() -> None:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import itertools
+import random
+from collections.abc import Callable
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_ragcheck.baseline_doc import BaselineDoc
-from pytest_ragcheck.sorting import natural_key, natural_sorted
+from pytest_ragcheck.sorting import natural_key, natural_order, natural_sorted
 
 
 def test_numbers_inside_ids_compare_as_numbers() -> None:
@@ -59,3 +62,33 @@ def test_baseline_files_list_cases_in_natural_order() -> None:
     ).to_json()
     lines = [line.strip() for line in text.splitlines() if line.strip().startswith('"q')]
     assert [line.split('"')[1] for line in lines] == ["q1", "q2", "q10"]
+
+
+_SHAPES: list[Callable[[random.Random], str]] = [
+    lambda rng: f"case-{rng.randrange(10**6):06d}",
+    lambda rng: f"case-{rng.randrange(10**5)}",
+    lambda rng: f"q{rng.randrange(1000)}",
+    lambda rng: f"{rng.choice('ab')}{rng.randrange(100):02d}",
+    lambda rng: f"c{rng.choice('aé1')}{rng.randrange(10)}",
+    lambda rng: f"x{rng.choice(['٣', '3', 'ü', 'z'])}{rng.randrange(10)}",
+    lambda rng: rng.choice(
+        ["case-ü", 'say "hi"', "back\\slash", "tab\there", "日本", "q1", "q10", "q2", ""]
+    ),
+]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_natural_order_is_natural_sorted_with_any_hint(seed: int) -> None:
+    """The quick paths of ``natural_order`` (one id shape, a hint already in order) give
+    exactly ``natural_sorted``, for ids of one shape and of mixed shapes."""
+    rng = random.Random(seed)
+    for shapes in ([rng.choice(_SHAPES)], _SHAPES):
+        ids = {rng.choice(shapes)(rng): 0 for _ in range(rng.randrange(1, 200))}
+        expected = natural_sorted(list(ids))
+        hinted = dict.fromkeys(expected)
+        for given_ids in (ids, set(ids), list(ids)):
+            assert natural_order(given_ids) == expected
+            assert natural_order(given_ids, hint=ids) == expected
+            assert natural_order(given_ids, hint=hinted) == expected
+            assert natural_order(given_ids, hint=expected) == expected
+            assert natural_order(given_ids, hint=sorted(ids, reverse=True)) == expected
