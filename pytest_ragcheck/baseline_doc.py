@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pytest_ragcheck.baseline_bulk import read_canonical
+from pytest_ragcheck.baseline_bulk import DuplicateKeyError, read_canonical, strict_loads
 from pytest_ragcheck.baseline_rows import case_block, result_cases
 from pytest_ragcheck.errors import BaselineError
 from pytest_ragcheck.result import hit_ids
@@ -211,16 +211,15 @@ class BaselineDoc:
         def fail(problem: str) -> BaselineError:
             return BaselineError(f"{source}: {problem}")
 
-        def reject_constant(name: str) -> Any:
-            raise ValueError(f"{name} is not allowed")
-
         try:
-            data = json.loads(text, parse_constant=reject_constant)
+            data = strict_loads(text)
         except json.JSONDecodeError as exc:
             raise fail(
                 f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
                 "the file is truncated or was edited by hand"
             ) from None
+        except DuplicateKeyError as exc:  # JSON keeps the last: a case would be lost
+            raise fail(f"names {exc.key!r} twice (a merge that kept both sides?)") from None
         except ValueError as exc:  # NaN / Infinity
             raise fail(
                 f"holds a non-finite number ({exc}); baselines store finite values only"

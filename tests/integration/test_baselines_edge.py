@@ -14,6 +14,34 @@ def _flat(suite: Suite, result: object) -> str:
     return " ".join(suite.text(result).split())  # type: ignore[arg-type]
 
 
+# Not about processes: reading a stored file is the same in every worker.
+@SERIAL_ONLY
+def test_a_case_id_given_twice_after_a_merge_is_a_damaged_file(suite, run_mode) -> None:
+    """JSON keeps the last of two equal keys: the file would silently lose a case."""
+    suite.make(ragcheck_module('"golden.jsonl", k=5'))
+    suite.update_baselines().assert_outcomes(passed=1)
+    path = suite.path / SNAPSHOT
+    text = path.read_text("utf-8")
+    lines = text.splitlines(keepends=True)
+    q2 = next(i for i, line in enumerate(lines) if line.lstrip().startswith('"q2"'))
+    # A merge that kept both sides' line of q2 (the other side's with another value).
+    lines.insert(q2 + 1, lines[q2].replace('"mrr@5": 1.0', '"mrr@5": 0.5'))
+    path.write_text("".join(lines), "utf-8")
+
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=1)
+    text = _flat(suite, result)
+    assert "Baseline cannot be read" in text
+    assert "names 'q2' twice (a merge that kept both sides?)" in text
+    assert "Fix the file, or re-run with --snapshot-update" in text
+    assert "golden set changed" not in text
+    suite.assert_clean(result)
+
+    # --snapshot-update replaces it.
+    suite.update_baselines().assert_outcomes(passed=1)
+    suite.run(*run_mode).assert_outcomes(passed=1)
+
+
 @SERIAL_ONLY
 def test_no_zero_detectable_drop_for_a_metric_every_case_scores_alike(suite, run_mode) -> None:
     """precision@10 of 0.2 on every case: the figure is left out, never shown as 0.000."""
