@@ -5,6 +5,8 @@ Each test runs real pytest sessions on a small project and checks what the user 
 
 from __future__ import annotations
 
+import json
+
 from harness import SERIAL_ONLY, Suite, ragcheck_module
 
 SNAPSHOT = "__snapshots__/test_rag/test_rag[ragcheck].json"
@@ -64,3 +66,31 @@ def test_no_zero_detectable_drop_for_a_metric_every_case_scores_alike(suite, run
     assert "smallest drop this golden set detects" in text
     assert "mrr@10 0." in text
     assert "precision@10" not in text.split("smallest drop this golden set detects")[1]
+
+
+def test_hand_edited_history_lines_do_not_stop_the_reports(suite) -> None:
+    """A line with NaN, or a number for its commit, is valid history: it is left out of the
+    trend's points, and the JSON and HTML reports are still written."""
+    suite.make(ragcheck_module('"golden.jsonl", k=5, baseline=False, metrics=["mrr"]'))
+    suite.run("--ragcheck-history=h.jsonl").assert_outcomes(passed=1)
+    history = suite.path / "h.jsonl"
+    first = json.loads(history.read_text("utf-8").splitlines()[0])
+    edited = [
+        {**first, "metrics": {"mrr@5": float("nan")}},
+        {**first, "timestamp": 5, "commit": 1234, "branch": ["main"]},
+    ]
+    with history.open("a", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(line) + "\n" for line in edited)
+
+    result = suite.run("--ragcheck-history=h.jsonl", "--ragcheck-report=r.json,r.html")
+    result.assert_outcomes(passed=1)
+    text = suite.text(result)
+    assert "could not render the report" not in text
+    assert (suite.path / "r.html").is_file()
+    runs = suite.read_json("r.json")["history"]["tests"][0]["runs"]
+    # The recorded run, the two edited lines, this run.
+    assert len(runs) == 4
+    assert [run["metrics"] for run in runs[:3]] == [first["metrics"], {}, first["metrics"]]
+    assert runs[2]["timestamp"] is None
+    assert runs[2]["commit"] is None
+    assert runs[2]["branch"] is None
