@@ -76,7 +76,8 @@ class RagcheckSnapshotExtension(SingleFileSnapshotExtension):
             return None
         except OSError as exc:
             return f"<unreadable: {exc}>"
-        text = raw.decode("utf-8", errors="replace")
+        # A byte-order mark (an editor on Windows) is no content, like a CRLF checkout's \r.
+        text = raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
         # The same newline handling as a text-mode read (a checkout may have CRLF endings).
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         _LAST_READ.clear()

@@ -94,3 +94,21 @@ def test_hand_edited_history_lines_do_not_stop_the_reports(suite) -> None:
     assert runs[2]["timestamp"] is None
     assert runs[2]["commit"] is None
     assert runs[2]["branch"] is None
+
+
+@SERIAL_ONLY
+def test_a_baseline_saved_with_a_byte_order_mark_still_matches(suite, run_mode) -> None:
+    """An editor on Windows may save the file with a BOM (and CRLF): no content changed."""
+    suite.make(ragcheck_module('"golden.jsonl", k=5'))
+    suite.update_baselines().assert_outcomes(passed=1)
+    path = suite.path / SNAPSHOT
+    saved = b"\xef\xbb\xbf" + path.read_bytes().replace(b"\n", b"\r\n")
+    path.write_bytes(saved)
+
+    result = suite.run(*run_mode)
+    result.assert_outcomes(passed=1)
+    suite.assert_clean(result)
+    result = suite.run("--snapshot-update", *run_mode)
+    result.assert_outcomes(passed=1)
+    assert "1 snapshot passed" in suite.text(result)
+    assert path.read_bytes() == saved
