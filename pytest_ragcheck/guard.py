@@ -2,9 +2,9 @@
 
 syrupy deletes, at the end of a ``--snapshot-update`` session, every snapshot no test used. That
 is right when the whole suite ran, and destroys baselines when it did not: ``-x`` or
-``--maxfail`` after an unrelated failure, Ctrl-C, a test module that fails to import, or a
-module skipped at collection (``pytest.importorskip``) all leave tests that never ran, and their
-baselines used to be deleted.
+``--maxfail`` after an unrelated failure, Ctrl-C, a test module that fails to import, a
+module skipped at collection (``pytest.importorskip``) or ``--collect-only`` all leave tests
+that never ran, and their baselines used to be deleted.
 
 :class:`BaselineGuard` wraps syrupy's ``pytest_sessionfinish``: before it runs, the guard reads
 every pytest-ragcheck baseline file under the session's test paths; after it, when the session
@@ -27,6 +27,13 @@ __all__ = ["BaselineGuard", "is_baseline_file"]
 _MARKER = b'"format": "pytest-ragcheck baseline"'
 #: Bytes read at each end of a candidate file.
 _PEEK = 4096
+#: Options that collect tests without running them (option attribute, as written): syrupy
+#: would count every baseline as unused.
+_NO_TEST_RUNS = (
+    ("collectonly", "--collect-only"),
+    ("setupplan", "--setup-plan"),
+    ("setuponly", "--setup-only"),
+)
 #: Folders never searched for snapshots.
 _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", ".venv"})
 
@@ -78,6 +85,9 @@ class BaselineGuard:
 
     def incomplete_reason(self, session: pytest.Session, exitstatus: int | pytest.ExitCode) -> str:
         """Why the session cannot tell which baselines are unused ('' when it completed)."""
+        for flag, name in _NO_TEST_RUNS:
+            if getattr(self.config.option, flag, False):
+                return f"{name} runs no test"
         if exitstatus == pytest.ExitCode.INTERRUPTED and not self.collect_errors:
             return "the session was interrupted"
         if exitstatus in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):

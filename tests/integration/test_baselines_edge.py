@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from harness import SERIAL_ONLY, Suite, ragcheck_module
 
 SNAPSHOT = "__snapshots__/test_rag/test_rag[ragcheck].json"
@@ -112,3 +113,20 @@ def test_a_baseline_saved_with_a_byte_order_mark_still_matches(suite, run_mode) 
     result.assert_outcomes(passed=1)
     assert "1 snapshot passed" in suite.text(result)
     assert path.read_bytes() == saved
+
+
+@pytest.mark.parametrize("option", ["--collect-only", "--setup-only", "--setup-plan"])
+def test_a_session_that_runs_no_test_deletes_no_baseline(suite, option) -> None:
+    """syrupy counts every baseline of a session that ran nothing as unused."""
+    suite.make(ragcheck_module('"golden.jsonl", k=5'))
+    suite.update_baselines().assert_outcomes(passed=1)
+    stored = suite.snapshots()
+    assert stored
+
+    result = suite.run("--snapshot-update", option)
+    assert suite.snapshots() == stored
+    assert (
+        f"kept 1 baseline file(s) that --snapshot-update would have deleted, because {option} "
+        "runs no test"
+    ) in " ".join(suite.text(result).split())
+    suite.run().assert_outcomes(passed=1)
