@@ -3,8 +3,9 @@
 syrupy deletes, at the end of a ``--snapshot-update`` session, every snapshot no test used. That
 is right when the whole suite ran, and destroys baselines when it did not: ``-x`` or
 ``--maxfail`` after an unrelated failure, Ctrl-C, a test module that fails to import, a
-module skipped at collection (``pytest.importorskip``) or ``--collect-only`` all leave tests
-that never ran, and their baselines used to be deleted.
+module skipped at collection (``pytest.importorskip``), ``--collect-only`` or a test that
+crashed its pytest-xdist worker all leave tests that never ran (or never got to keep their
+baseline), and their baselines used to be deleted.
 
 :class:`BaselineGuard` wraps syrupy's ``pytest_sessionfinish``: before it runs, the guard reads
 every pytest-ragcheck baseline file under the session's test paths; after it, when the session
@@ -34,6 +35,8 @@ _NO_TEST_RUNS = (
     ("setupplan", "--setup-plan"),
     ("setuponly", "--setup-only"),
 )
+#: The phase pytest-xdist gives the report of a test whose worker crashed.
+_CRASHED_PHASE = "???"
 #: Folders never searched for snapshots.
 _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", ".venv"})
 
@@ -68,6 +71,8 @@ class BaselineGuard:
         self.finish = finish
         self.collect_errors: list[str] = []
         self.collect_skips: list[str] = []
+        #: Tests whose pytest-xdist worker died under them (no report of their own).
+        self.crashed: list[str] = []
         #: What the guard did, for the terminal summary.
         self.messages: list[str] = []
 
@@ -78,6 +83,12 @@ class BaselineGuard:
             self.collect_errors.append(report.nodeid or ".")
         elif report.skipped:
             self.collect_skips.append(report.nodeid or ".")
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        # pytest-xdist reports a test whose worker crashed (a segfault in a native library)
+        # with this phase: the test never reached the point of keeping its baseline.
+        if report.failed and report.when == _CRASHED_PHASE:
+            self.crashed.append(report.nodeid)
 
     def _updating(self) -> bool:
         option = self.config.option
@@ -98,6 +109,11 @@ class BaselineGuard:
             return (
                 f"{len(self.collect_skips)} module(s) skipped at collection "
                 f"({_first(self.collect_skips)})"
+            )
+        if self.crashed:
+            return (
+                f"{len(self.crashed)} test(s) crashed their pytest-xdist worker "
+                f"({_first(self.crashed)})"
             )
         if session.shouldfail or session.shouldstop:
             reason = session.shouldfail or session.shouldstop

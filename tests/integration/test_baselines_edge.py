@@ -130,3 +130,30 @@ def test_a_session_that_runs_no_test_deletes_no_baseline(suite, option) -> None:
         "runs no test"
     ) in " ".join(suite.text(result).split())
     suite.run().assert_outcomes(passed=1)
+
+
+@pytest.mark.slow
+def test_a_test_that_crashes_its_xdist_worker_keeps_its_baseline(suite, monkeypatch) -> None:
+    """A segfault in a native retriever kills the worker: the test never keeps its baseline
+    itself, and syrupy on the controller counted it as unused."""
+    suite.make(
+        ragcheck_module(
+            '"golden.jsonl", k=5',
+            body="""
+            if os.environ.get("RAGCHECK_TEST_CRASH"):
+                os._exit(3)
+            ragcheck(retriever)
+            """,
+        ).replace("from pytest_ragcheck", "import os\nfrom pytest_ragcheck", 1)
+    )
+    suite.update_baselines().assert_outcomes(passed=1)
+    stored = suite.snapshots()
+
+    monkeypatch.setenv("RAGCHECK_TEST_CRASH", "1")
+    result = suite.run("--snapshot-update", "-n", "2")
+    result.assert_outcomes(failed=1)
+    assert suite.snapshots() == stored
+    assert (
+        "because 1 test(s) crashed their pytest-xdist worker (test_rag.py::test_rag)"
+        in " ".join(suite.text(result).split())
+    )
