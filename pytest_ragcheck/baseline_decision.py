@@ -172,12 +172,13 @@ def decide_baseline(
         # Not written: syrupy reports the snapshot as missing.
         return BaselineDecision(replace(base, status="missing"), current)
 
+    command = update_command([nodeid] if nodeid else [])
     try:
         stored_doc = BaselineDoc.from_json(stored, source=path, expected=current)
     except NewerBaselineError as exc:
         verdict.problems.append(
             f"Baseline cannot be read: {exc} (or delete the file and re-run with "
-            "--snapshot-update to record it with this version)."
+            f"--snapshot-update to record it with this version: `{command}`)."
         )
         return BaselineDecision(replace(base, status="corrupt", problem=str(exc)), stored)
     except BaselineError as exc:
@@ -189,7 +190,7 @@ def decide_baseline(
             )
         verdict.problems.append(
             f"Baseline cannot be read: {exc}.\nFix the file, or re-run with --snapshot-update "
-            "to record a new baseline (and review the diff before committing)."
+            f"to record a new baseline (`{command}`, and review the diff before committing)."
         )
         # Not written: syrupy reports the snapshot as failed.
         return BaselineDecision(replace(base, status="corrupt", problem=str(exc)), current)

@@ -157,3 +157,26 @@ def test_a_test_that_crashes_its_xdist_worker_keeps_its_baseline(suite, monkeypa
         "because 1 test(s) crashed their pytest-xdist worker (test_rag.py::test_rag)"
         in " ".join(suite.text(result).split())
     )
+
+
+@SERIAL_ONLY
+def test_every_re_record_hint_names_the_test(suite, run_mode) -> None:
+    """A bare `pytest --snapshot-update` re-records every test, regressed ones included: the
+    not-comparable and unreadable-file messages give the command for this test only."""
+    suite.make(ragcheck_module('"golden.jsonl", k=5', function="test_faq"))
+    suite.update_baselines().assert_outcomes(passed=1)
+    command = '`pytest "test_rag.py::test_faq" --snapshot-update`'
+
+    suite.test(ragcheck_module('"golden.jsonl", k=4', function="test_faq"))
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=1)
+    text = _flat(suite, result)
+    assert "baseline not comparable: no metric is shared with the baseline" in text
+    assert f"to record a new baseline ({command}, and review the diff)" in text
+
+    (suite.path / "__snapshots__/test_rag/test_faq[ragcheck].json").write_text("{", "utf-8")
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=1)
+    text = _flat(suite, result)
+    assert "Baseline cannot be read" in text
+    assert f"to record a new baseline ({command}, and review the diff before committing)" in text
