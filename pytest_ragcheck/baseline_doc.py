@@ -343,12 +343,12 @@ def hits_depth(result: Result, *, max_hits: int) -> int:
     """How many ranked ids a case stores: the deepest cutoff of the test's metrics.
 
     A metric without a cutoff (``@all``, ``r_precision``) reads the whole ranking, which is
-    capped at ``max_hits`` (ini ``ragcheck_baseline_max_hits``) to bound the file's size.
+    capped at ``max_hits`` (ini ``ragcheck_baseline_max_hits``) to bound the file's size; an
+    explicit cutoff is never cut (a shorter ranking would explain moves within it wrongly).
     """
     cutoffs = [spec.k for spec in result.specs if spec.metric.snapshot]
-    if not cutoffs or any(k is None for k in cutoffs):
-        return max_hits
-    return min(max(k for k in cutoffs if k is not None), max_hits)
+    deepest = max((k for k in cutoffs if k is not None), default=0)
+    return max(deepest, max_hits) if not cutoffs or None in cutoffs else deepest
 
 
 def _values(raw: object, metrics: list[str], *, where: str, fail: Any) -> dict[str, float]:

@@ -180,3 +180,24 @@ def test_every_re_record_hint_names_the_test(suite, run_mode) -> None:
     text = _flat(suite, result)
     assert "Baseline cannot be read" in text
     assert f"to record a new baseline ({command}, and review the diff before committing)" in text
+
+
+@SERIAL_ONLY
+def test_a_low_max_hits_never_cuts_an_explicit_cutoff(suite, run_mode) -> None:
+    """ragcheck_baseline_max_hits caps metrics without a cutoff only: with k=5 and a cap of 2,
+    documents at ranks 3-5 were stored as unseen and read as having "come in"."""
+    suite.ini(ragcheck_baseline_max_hits="2")
+    golden = [{"id": "q1", "query": "alpha", "expected_ids": ["a"]}]
+    before = {"alpha": ["x", "a", "y", "z", "w"]}
+    after = {"alpha": ["y", "z", "w", "x", "a"]}
+    suite.make(
+        ragcheck_module('"golden.jsonl", k=5, metrics=["mrr"], significance=None'),
+        cases=golden,
+    )
+    suite.rebaseline(before, after).assert_outcomes(passed=1)
+    assert suite.read_json(SNAPSHOT)["cases"]["q1"]["hits"] == ["x", "a", "y", "z", "w"]
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=1)
+    text = suite.text(result)
+    assert "a rank 2 → 5" in text
+    assert "came in" not in text

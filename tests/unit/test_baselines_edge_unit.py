@@ -39,3 +39,19 @@ def test_failed_cases_scored_zero_are_named_as_such() -> None:
     assert cmp.row("down", "mrr").marker == "loss"
     assert "down: the retriever failed on 6 of 6 case(s), first q0" in str(cmp)
     assert "(scored 0)" in str(cmp)
+
+
+def test_explicit_cutoffs_are_stored_whole_whatever_max_hits() -> None:
+    from pytest_ragcheck.baseline_doc import hits_depth
+    from pytest_ragcheck.names import parse_metric
+    from pytest_ragcheck.result import Result
+
+    def depth(*names: str, max_hits: int) -> int:
+        specs = tuple(parse_metric(n, 10) for n in names)
+        return hits_depth(Result(metrics={}, cases=[], k=10, specs=specs), max_hits=max_hits)
+
+    assert depth("mrr", max_hits=3) == 10
+    assert depth("recall@200", max_hits=100) == 200
+    assert depth("recall@200", "map@all", max_hits=100) == 200
+    assert depth("mrr", "map@all", max_hits=100) == 100
+    assert depth("judge_kappa", max_hits=7) == 7
