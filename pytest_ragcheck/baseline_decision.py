@@ -29,7 +29,14 @@ if TYPE_CHECKING:
     from pytest_ragcheck.policy import Verdict
     from pytest_ragcheck.result import Result
 
-__all__ = ["BaselineDecision", "BaselineOutcome", "BaselineStatus", "StoredText", "decide_baseline"]
+__all__ = [
+    "BaselineDecision",
+    "BaselineOutcome",
+    "BaselineStatus",
+    "StoredText",
+    "UnreadableText",
+    "decide_baseline",
+]
 
 BaselineStatus = Literal[
     "created",  # no file yet, written (--snapshot-update or --snapshot-update-new-only)
@@ -45,6 +52,13 @@ BaselineStatus = Literal[
 
 class StoredText(str):
     """Text read back from a baseline file, asserted unchanged to keep the file as it is."""
+
+    __slots__ = ()
+
+
+class UnreadableText(StoredText):
+    """What is read for a file the system would not read (permissions, a folder, an I/O
+    error): never parsed as a damaged baseline, and kept as it is."""
 
     __slots__ = ()
 
@@ -173,6 +187,12 @@ def decide_baseline(
         return BaselineDecision(replace(base, status="missing"), current)
 
     command = update_command([nodeid] if nodeid else [])
+    if isinstance(stored_text, UnreadableText):
+        verdict.problems.append(
+            f"Baseline cannot be read: {path}: {stored_text}; the file was left as it is "
+            "(check that it is a readable file)."
+        )
+        return BaselineDecision(replace(base, status="corrupt", problem=str(stored_text)), stored)
     try:
         stored_doc = BaselineDoc.from_json(stored, source=path, expected=current)
     except NewerBaselineError as exc:

@@ -201,3 +201,22 @@ def test_a_low_max_hits_never_cuts_an_explicit_cutoff(suite, run_mode) -> None:
     text = suite.text(result)
     assert "a rank 2 → 5" in text
     assert "came in" not in text
+
+
+@SERIAL_ONLY
+def test_a_baseline_the_system_cannot_read_is_not_called_invalid_json(suite, run_mode) -> None:
+    """An OS error (permissions, a folder in the file's place) was reported as "not valid JSON
+    (line 1, column 1) ... truncated or edited by hand", its cause dropped."""
+    suite.make(ragcheck_module('"golden.jsonl", k=5'))
+    (suite.path / SNAPSHOT).mkdir(parents=True)
+    for args in ([], ["--snapshot-update"]):
+        result = suite.run(*args, *run_mode)
+        result.assert_outcomes(failed=1)
+        text = _flat(suite, result)
+        assert (
+            f"Baseline cannot be read: {SNAPSHOT}: IsADirectoryError: Is a directory; "
+            "the file was left as it is"
+        ) in text
+        assert "not valid JSON" not in text
+        suite.assert_clean(result)
+    assert (suite.path / SNAPSHOT).is_dir()
