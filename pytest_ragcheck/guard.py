@@ -17,6 +17,7 @@ runs where syrupy deletes: in a plain run, or on the pytest-xdist controller.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
@@ -25,7 +26,8 @@ import pytest
 __all__ = ["BaselineGuard", "is_baseline_file"]
 
 #: Written into every baseline file (``baseline_doc.FORMAT``); read as bytes, no JSON parse.
-_MARKER = b'"format": "pytest-ragcheck baseline"'
+#: Any spacing: a file reformatted by a tool (``jq -c``) is still read as a baseline.
+_MARKER = re.compile(rb'"format"\s*:\s*"pytest-ragcheck baseline"')
 #: Bytes read at each end of a candidate file.
 _PEEK = 4096
 #: Options that collect tests without running them (option attribute, as written): syrupy
@@ -56,7 +58,7 @@ def is_baseline_file(path: Path) -> bool:
             tail = handle.read(_PEEK)
     except OSError:
         return False
-    return _MARKER in head or _MARKER in tail
+    return _MARKER.search(head) is not None or _MARKER.search(tail) is not None
 
 
 class BaselineGuard:

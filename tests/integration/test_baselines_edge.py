@@ -220,3 +220,20 @@ def test_a_baseline_the_system_cannot_read_is_not_called_invalid_json(suite, run
         assert "not valid JSON" not in text
         suite.assert_clean(result)
     assert (suite.path / SNAPSHOT).is_dir()
+
+
+def test_a_reformatted_baseline_is_kept_by_an_incomplete_session(suite) -> None:
+    """A baseline rewritten compactly by a tool (`jq -c`) still compares, and `-x` after an
+    unrelated failure must not let --snapshot-update delete it."""
+    suite.make(ragcheck_module('"golden.jsonl", k=5'))
+    suite.update_baselines().assert_outcomes(passed=1)
+    path = suite.path / SNAPSHOT
+    path.write_text(json.dumps(json.loads(path.read_text("utf-8")), separators=(",", ":")))
+    compact = path.read_bytes()
+    suite.run().assert_outcomes(passed=1)
+
+    suite.test("def test_first():\n    assert False\n", name="test_a")  # runs first
+    result = suite.run("--snapshot-update", "-x", "-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    assert path.read_bytes() == compact
+    assert "kept 1 baseline file(s)" in suite.text(result)
