@@ -165,6 +165,10 @@ def read_cases(text: str, start: int, end: int, *, metrics: list[str]) -> CaseBl
         part = text[chunk[0] : stop]
         if part.endswith(",") == last:  # a comma between lines, none after the last
             return None
+        # Each line has one `": ` per key (id, hash, hits, values, each metric): more means a
+        # key given twice (``json`` would keep the last) or an id holding `": `.
+        if part.count('": ') != len(chunk) * (4 + len(order)):
+            return None
         try:
             data = json.loads(
                 "{" + (part if last else part[:-1]) + "}", parse_constant=_reject_constant

@@ -55,3 +55,28 @@ def test_explicit_cutoffs_are_stored_whole_whatever_max_hits() -> None:
     assert depth("recall@200", "map@all", max_hits=100) == 200
     assert depth("mrr", "map@all", max_hits=100) == 100
     assert depth("judge_kappa", max_hits=7) == 7
+
+
+def test_a_metric_given_twice_in_a_case_line_is_a_damaged_file() -> None:
+    """The chunked read of a canonical file kept the last of two values, silently."""
+    import pytest
+
+    from pytest_ragcheck.baseline_doc import BaselineDoc
+    from pytest_ragcheck.errors import BaselineError
+
+    doc = BaselineDoc(
+        k=10,
+        metrics=("mrr@10",),
+        n_cases=2,
+        golden_hash="g",
+        aggregates={"mrr@10": 0.75},
+        cases={"q1": {"mrr@10": 1.0}, "q2": {"mrr@10": 0.5}},
+        case_hashes={"q1": "h1", "q2": "h2"},
+        hits={"q1": ("a",), "q2": ("x", "b")},
+    )
+    text = doc.to_json()
+    assert BaselineDoc.from_json(text) == doc
+    damaged = text.replace('"values": {"mrr@10": 1.0}', '"values": {"mrr@10": 1.0, "mrr@10": 0.0}')
+    assert damaged != text
+    with pytest.raises(BaselineError, match="names 'mrr@10' twice"):
+        BaselineDoc.from_json(damaged, source="b.json")
