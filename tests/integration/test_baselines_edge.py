@@ -237,3 +237,48 @@ def test_a_reformatted_baseline_is_kept_by_an_incomplete_session(suite) -> None:
     result.assert_outcomes(failed=1)
     assert path.read_bytes() == compact
     assert "kept 1 baseline file(s)" in suite.text(result)
+
+
+def test_judge_prune_counts_a_skipped_test_that_uses_only_the_fixture(
+    suite, run_mode, judge_server_session
+) -> None:
+    """A skipped test with the `ragcheck` fixture and no marker may need cache entries too:
+    --ragcheck-judge-prune deleted them, since only the marker's keyword was looked for."""
+    from judge_fixtures import JUDGE_MODEL
+
+    from pytest_ragcheck import evaluate
+
+    golden = [{"id": "q1", "query": "what is alpha", "expected_ids": ["a"]}]
+    chunks = {"what is alpha": [{"id": "a", "text": "alpha [g=2]"}, {"id": "x", "text": "x [g=0]"}]}
+    cache = suite.path / ".ragcheck" / "judge"
+    judge = {"model": JUDGE_MODEL, "api_base": judge_server_session.url, "cache_dir": cache}
+    evaluate(lambda q: chunks[q], golden, k=2, metrics=["llm_relevancy"], judge=judge)
+    suite.make(
+        """
+        import pytest
+        from pytest_ragcheck import ragcheck
+
+
+        @ragcheck("golden.jsonl", k=2, metrics=["llm_relevancy"], baseline=False)
+        def test_marked(ragcheck, retriever):
+            ragcheck(retriever)
+
+
+        def test_fixture_only(ragcheck, retriever):
+            pytest.skip("the index is not built on this machine")
+        """,
+        cases=golden,
+        rankings={"what is alpha": chunks["what is alpha"][:1]},
+    )
+    suite.ini(
+        ragcheck_judge_model=JUDGE_MODEL,
+        ragcheck_judge_api_base=judge_server_session.url,
+        ragcheck_judge_offline="true",
+    )
+    before = sorted(p.name for p in cache.rglob("*.json"))
+    assert len(before) == 2
+
+    result = suite.run("--ragcheck-judge-prune", *run_mode)
+    result.assert_outcomes(passed=1, skipped=1)
+    assert "1 ragcheck test(s) were skipped (test_rag.py::test_fixture_only…)" in suite.text(result)
+    assert sorted(p.name for p in cache.rglob("*.json")) == before
