@@ -306,6 +306,7 @@ class Comparison:
 
     def table(self) -> str:
         """The plain-text table: each metric per system, markers, deltas, p and W/T/L."""
+        from pytest_ragcheck.redact import redact
         from pytest_ragcheck.versus_table import comparison_lines
 
         failed = [
@@ -315,7 +316,7 @@ class Comparison:
             for name, r in self.results.items()
             if r.errors
         ]
-        return "\n".join([*comparison_lines(self.to_dict()), *failed])
+        return redact("\n".join([*comparison_lines(self.to_dict()), *failed]))
 
     def to_pandas(self, *, per_case: bool = False) -> pandas.DataFrame:
         """One row per (system, metric) with the test, or per (system, case) with values."""

@@ -80,3 +80,15 @@ def test_a_metric_given_twice_in_a_case_line_is_a_damaged_file() -> None:
     assert damaged != text
     with pytest.raises(BaselineError, match="names 'mrr@10' twice"):
         BaselineDoc.from_json(damaged, source="b.json")
+
+
+def test_a_failed_systems_error_is_printed_without_the_api_key(monkeypatch) -> None:
+    monkeypatch.setenv("SEARCH_API_KEY", "sk-live-0123456789abcdef")
+
+    def leaky(query: str) -> Any:
+        raise RuntimeError("401 for key sk-live-0123456789abcdef")
+
+    text = str(compare({"good": good, "leaky": leaky}, CASES, k=2, metrics=["mrr"]))
+    assert "leaky: the retriever failed on 6 of 6 case(s)" in text
+    assert "sk-live" not in text
+    assert "[redacted]" in text
