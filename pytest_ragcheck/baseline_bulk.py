@@ -31,10 +31,12 @@ if TYPE_CHECKING:
     from pytest_ragcheck.baseline_doc import BaselineDoc
 
 __all__ = [
+    "DuplicateKeyError",
     "LazyHits",
     "read_canonical",
     "read_cases",
     "split_cases",
+    "strict_loads",
 ]
 
 #: The canonical opening of the cases block, and its closing line.
@@ -47,6 +49,32 @@ _ENTRY = itemgetter("hash", "hits", "values")
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not allowed")
+
+
+class DuplicateKeyError(ValueError):
+    """A key given twice in one JSON object, which ``json`` would silently keep the last of."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def strict_loads(text: str) -> Any:
+    """``json.loads`` of a full read: NaN, Infinity and a key repeated in one object raise
+    ``ValueError`` (:class:`DuplicateKeyError`); ``json`` would keep the last of two keys, so a
+    case id on two lines after a merge would lose one of them without a word."""
+    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return found
 
 
 def read_canonical(
@@ -136,6 +164,10 @@ def read_cases(text: str, start: int, end: int, *, metrics: list[str]) -> CaseBl
         stop = end if last else starts[first + _CHUNK_LINES] - 1
         part = text[chunk[0] : stop]
         if part.endswith(",") == last:  # a comma between lines, none after the last
+            return None
+        # Each line has one `": ` per key (id, hash, hits, values, each metric): more means a
+        # key given twice (``json`` would keep the last) or an id holding `": `.
+        if part.count('": ') != len(chunk) * (4 + len(order)):
             return None
         try:
             data = json.loads(

@@ -71,11 +71,14 @@ class BaselineComparison:
             verdict.case_changes = list(self.case_changes)
 
 
-def not_comparable_message(reasons: Sequence[str], source: str = "") -> str:
+def not_comparable_message(reasons: Sequence[str], source: str = "", nodeid: str = "") -> str:
+    """The failure of a baseline that shares nothing with the run; the command names the test
+    (a bare ``--snapshot-update`` would re-record every test)."""
     where = f"\n  baseline file: {source}" if source else ""
+    command = update_command([nodeid] if nodeid else [])
     return (
         f"baseline not comparable: {'; '.join(reasons)}; re-run with --snapshot-update "
-        f"to record a new baseline (and review the diff){where}"
+        f"to record a new baseline (`{command}`, and review the diff){where}"
     )
 
 
@@ -133,7 +136,7 @@ def compare_with_baseline(
             comparable=False,
             reasons=tuple(reasons),
             notes=[f"baseline re-recorded ({'; '.join(reasons)})"] if update else [],
-            problems=[] if update else [not_comparable_message(reasons, source)],
+            problems=[] if update else [not_comparable_message(reasons, source, nodeid)],
             match=match,
         )
 

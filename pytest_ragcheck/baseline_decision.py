@@ -29,7 +29,14 @@ if TYPE_CHECKING:
     from pytest_ragcheck.policy import Verdict
     from pytest_ragcheck.result import Result
 
-__all__ = ["BaselineDecision", "BaselineOutcome", "BaselineStatus", "StoredText", "decide_baseline"]
+__all__ = [
+    "BaselineDecision",
+    "BaselineOutcome",
+    "BaselineStatus",
+    "StoredText",
+    "UnreadableText",
+    "decide_baseline",
+]
 
 BaselineStatus = Literal[
     "created",  # no file yet, written (--snapshot-update or --snapshot-update-new-only)
@@ -45,6 +52,13 @@ BaselineStatus = Literal[
 
 class StoredText(str):
     """Text read back from a baseline file, asserted unchanged to keep the file as it is."""
+
+    __slots__ = ()
+
+
+class UnreadableText(StoredText):
+    """What is read for a file the system would not read (permissions, a folder, an I/O
+    error): never parsed as a damaged baseline, and kept as it is."""
 
     __slots__ = ()
 
@@ -172,12 +186,19 @@ def decide_baseline(
         # Not written: syrupy reports the snapshot as missing.
         return BaselineDecision(replace(base, status="missing"), current)
 
+    command = update_command([nodeid] if nodeid else [])
+    if isinstance(stored_text, UnreadableText):
+        verdict.problems.append(
+            f"Baseline cannot be read: {path}: {stored_text}; the file was left as it is "
+            "(check that it is a readable file)."
+        )
+        return BaselineDecision(replace(base, status="corrupt", problem=str(stored_text)), stored)
     try:
         stored_doc = BaselineDoc.from_json(stored, source=path, expected=current)
     except NewerBaselineError as exc:
         verdict.problems.append(
             f"Baseline cannot be read: {exc} (or delete the file and re-run with "
-            "--snapshot-update to record it with this version)."
+            f"--snapshot-update to record it with this version: `{command}`)."
         )
         return BaselineDecision(replace(base, status="corrupt", problem=str(exc)), stored)
     except BaselineError as exc:
@@ -189,7 +210,7 @@ def decide_baseline(
             )
         verdict.problems.append(
             f"Baseline cannot be read: {exc}.\nFix the file, or re-run with --snapshot-update "
-            "to record a new baseline (and review the diff before committing)."
+            f"to record a new baseline (`{command}`, and review the diff before committing)."
         )
         # Not written: syrupy reports the snapshot as failed.
         return BaselineDecision(replace(base, status="corrupt", problem=str(exc)), current)

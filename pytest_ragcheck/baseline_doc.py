@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pytest_ragcheck.baseline_bulk import read_canonical
+from pytest_ragcheck.baseline_bulk import DuplicateKeyError, read_canonical, strict_loads
 from pytest_ragcheck.baseline_rows import case_block, result_cases
 from pytest_ragcheck.errors import BaselineError
 from pytest_ragcheck.result import hit_ids
@@ -211,16 +211,15 @@ class BaselineDoc:
         def fail(problem: str) -> BaselineError:
             return BaselineError(f"{source}: {problem}")
 
-        def reject_constant(name: str) -> Any:
-            raise ValueError(f"{name} is not allowed")
-
         try:
-            data = json.loads(text, parse_constant=reject_constant)
+            data = strict_loads(text)
         except json.JSONDecodeError as exc:
             raise fail(
                 f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
                 "the file is truncated or was edited by hand"
             ) from None
+        except DuplicateKeyError as exc:  # JSON keeps the last: a case would be lost
+            raise fail(f"names {exc.key!r} twice (a merge that kept both sides?)") from None
         except ValueError as exc:  # NaN / Infinity
             raise fail(
                 f"holds a non-finite number ({exc}); baselines store finite values only"
@@ -344,12 +343,12 @@ def hits_depth(result: Result, *, max_hits: int) -> int:
     """How many ranked ids a case stores: the deepest cutoff of the test's metrics.
 
     A metric without a cutoff (``@all``, ``r_precision``) reads the whole ranking, which is
-    capped at ``max_hits`` (ini ``ragcheck_baseline_max_hits``) to bound the file's size.
+    capped at ``max_hits`` (ini ``ragcheck_baseline_max_hits``) to bound the file's size; an
+    explicit cutoff is never cut (a shorter ranking would explain moves within it wrongly).
     """
     cutoffs = [spec.k for spec in result.specs if spec.metric.snapshot]
-    if not cutoffs or any(k is None for k in cutoffs):
-        return max_hits
-    return min(max(k for k in cutoffs if k is not None), max_hits)
+    deepest = max((k for k in cutoffs if k is not None), default=0)
+    return max(deepest, max_hits) if not cutoffs or None in cutoffs else deepest
 
 
 def _values(raw: object, metrics: list[str], *, where: str, fail: Any) -> dict[str, float]:

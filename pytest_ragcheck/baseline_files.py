@@ -19,6 +19,7 @@ from typing import Any
 from syrupy.extensions.base import SnapshotCollectionStorage
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
+from pytest_ragcheck.baseline_decision import UnreadableText
 from pytest_ragcheck.baseline_doc import BaselineDoc
 
 __all__ = [
@@ -75,8 +76,9 @@ class RagcheckSnapshotExtension(SingleFileSnapshotExtension):
         except FileNotFoundError:
             return None
         except OSError as exc:
-            return f"<unreadable: {exc}>"
-        text = raw.decode("utf-8", errors="replace")
+            return UnreadableText(f"{type(exc).__name__}: {exc.strerror or exc}")
+        # A byte-order mark (an editor on Windows) is no content, like a CRLF checkout's \r.
+        text = raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
         # The same newline handling as a text-mode read (a checkout may have CRLF endings).
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         _LAST_READ.clear()

@@ -2,9 +2,10 @@
 
 syrupy deletes, at the end of a ``--snapshot-update`` session, every snapshot no test used. That
 is right when the whole suite ran, and destroys baselines when it did not: ``-x`` or
-``--maxfail`` after an unrelated failure, Ctrl-C, a test module that fails to import, or a
-module skipped at collection (``pytest.importorskip``) all leave tests that never ran, and their
-baselines used to be deleted.
+``--maxfail`` after an unrelated failure, Ctrl-C, a test module that fails to import, a
+module skipped at collection (``pytest.importorskip``), ``--collect-only`` or a test that
+crashed its pytest-xdist worker all leave tests that never ran (or never got to keep their
+baseline), and their baselines used to be deleted.
 
 :class:`BaselineGuard` wraps syrupy's ``pytest_sessionfinish``: before it runs, the guard reads
 every pytest-ragcheck baseline file under the session's test paths; after it, when the session
@@ -16,6 +17,7 @@ runs where syrupy deletes: in a plain run, or on the pytest-xdist controller.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
@@ -24,9 +26,19 @@ import pytest
 __all__ = ["BaselineGuard", "is_baseline_file"]
 
 #: Written into every baseline file (``baseline_doc.FORMAT``); read as bytes, no JSON parse.
-_MARKER = b'"format": "pytest-ragcheck baseline"'
+#: Any spacing: a file reformatted by a tool (``jq -c``) is still read as a baseline.
+_MARKER = re.compile(rb'"format"\s*:\s*"pytest-ragcheck baseline"')
 #: Bytes read at each end of a candidate file.
 _PEEK = 4096
+#: Options that collect tests without running them (option attribute, as written): syrupy
+#: would count every baseline as unused.
+_NO_TEST_RUNS = (
+    ("collectonly", "--collect-only"),
+    ("setupplan", "--setup-plan"),
+    ("setuponly", "--setup-only"),
+)
+#: The phase pytest-xdist gives the report of a test whose worker crashed.
+_CRASHED_PHASE = "???"
 #: Folders never searched for snapshots.
 _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", ".venv"})
 
@@ -46,7 +58,7 @@ def is_baseline_file(path: Path) -> bool:
             tail = handle.read(_PEEK)
     except OSError:
         return False
-    return _MARKER in head or _MARKER in tail
+    return _MARKER.search(head) is not None or _MARKER.search(tail) is not None
 
 
 class BaselineGuard:
@@ -61,6 +73,8 @@ class BaselineGuard:
         self.finish = finish
         self.collect_errors: list[str] = []
         self.collect_skips: list[str] = []
+        #: Tests whose pytest-xdist worker died under them (no report of their own).
+        self.crashed: list[str] = []
         #: What the guard did, for the terminal summary.
         self.messages: list[str] = []
 
@@ -72,12 +86,21 @@ class BaselineGuard:
         elif report.skipped:
             self.collect_skips.append(report.nodeid or ".")
 
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        # pytest-xdist reports a test whose worker crashed (a segfault in a native library)
+        # with this phase: the test never reached the point of keeping its baseline.
+        if report.failed and report.when == _CRASHED_PHASE:
+            self.crashed.append(report.nodeid)
+
     def _updating(self) -> bool:
         option = self.config.option
         return bool(getattr(option, "update_snapshots", False))
 
     def incomplete_reason(self, session: pytest.Session, exitstatus: int | pytest.ExitCode) -> str:
         """Why the session cannot tell which baselines are unused ('' when it completed)."""
+        for flag, name in _NO_TEST_RUNS:
+            if getattr(self.config.option, flag, False):
+                return f"{name} runs no test"
         if exitstatus == pytest.ExitCode.INTERRUPTED and not self.collect_errors:
             return "the session was interrupted"
         if exitstatus in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
@@ -88,6 +111,11 @@ class BaselineGuard:
             return (
                 f"{len(self.collect_skips)} module(s) skipped at collection "
                 f"({_first(self.collect_skips)})"
+            )
+        if self.crashed:
+            return (
+                f"{len(self.crashed)} test(s) crashed their pytest-xdist worker "
+                f"({_first(self.crashed)})"
             )
         if session.shouldfail or session.shouldstop:
             reason = session.shouldfail or session.shouldstop

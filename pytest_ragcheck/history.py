@@ -12,6 +12,7 @@ that does not parse stops the append (with the line number) and nothing is rewri
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -155,9 +156,9 @@ def trend(
         key = (test["nodeid"], test.get("call", 0))
         runs = [
             {
-                "timestamp": e.get("timestamp"),
-                "commit": e.get("commit"),
-                "branch": e.get("branch"),
+                "timestamp": _text(e.get("timestamp")),
+                "commit": _text(e.get("commit")),
+                "branch": _text(e.get("branch")),
                 "metrics": {str(n): v for n, v in e["metrics"].items() if _number(v)},
             }
             for e in entries
@@ -181,5 +182,11 @@ def trend(
     return {"file": file, "lines": len(entries), "tests": tests}
 
 
+def _text(value: object) -> str | None:
+    """A string field as written, anything else (a hand-edited line) as unknown."""
+    return value if isinstance(value, str) else None
+
+
 def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A value to draw: a finite number (a hand-written ``NaN`` line must not stop the report)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,8 @@ __all__ = ["CacheUpkeep", "cache_entries", "delete_entries", "incomplete_run"]
 #: ``<prompt id>/<2 hex>/<sha256>.json``: anything else in the folder is not an entry.
 _ENTRY = re.compile(r"[^/]+/[0-9a-f]{2}/[0-9a-f]{64}\.json")
 _WORKER_KEY = "ragcheck_judge_journal"
+#: The marker's and the fixture's name: a skipped test with either may need cache entries.
+_FIXTURE = "ragcheck"
 #: Entries a dry run lists by name (the count is always given).
 _LISTED = 200
 
@@ -128,8 +130,21 @@ class CacheUpkeep:
     def pytest_deselected(self, items: Sequence[pytest.Item]) -> None:
         self.deselected += len(items)
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if report.skipped and _FIXTURE in getattr(item, "fixturenames", ()):
+            # A test with the fixture but no marker has no "ragcheck" keyword; the attribute
+            # travels with the report to the pytest-xdist controller.
+            report.ragcheck_fixture = True  # type: ignore[attr-defined]
+        return report
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.skipped and "ragcheck" in report.keywords:
+        if report.skipped and (
+            _FIXTURE in report.keywords or getattr(report, "ragcheck_fixture", False)
+        ):
             self.skipped.append(report.nodeid)
 
     @pytest.hookimpl(optionalhook=True)

@@ -301,8 +301,9 @@ def detectable_drop(values: Sequence[float], *, level: float) -> float | None:
     n = len(values)
     if n == 0 or 2.0**-n > level:
         return None
-    spread = float(np.std(np.asarray(values, dtype=np.float64), ddof=1)) if n > 1 else 0.0
-    if spread == 0.0:
+    data = np.asarray(values, dtype=np.float64)
+    if n < 2 or data.min() == data.max():  # np.std of equal values can be ~1e-17, not 0
         return None
+    spread = float(np.std(data, ddof=1))
     z = NormalDist().inv_cdf
     return (z(1.0 - level) + z(DETECTION_POWER)) * spread / float(np.sqrt(n))

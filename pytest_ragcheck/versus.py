@@ -116,7 +116,9 @@ def compare_results(
     names = list(results)
     reference = results[names[0]]
     higher = {s.name: s.higher_is_better for s in reference.specs}
-    metrics = [m for m in reference.metric_names if all(m in r.metrics for r in results.values())]
+    # A metric some system has no mean for (its retriever failed on every case) keeps its row:
+    # the others' numbers stay, and that system reads "-".
+    metrics = [m for m in reference.metric_names if any(m in r.metrics for r in results.values())]
     rows: list[SystemRow] = [
         SystemRow(system=names[0], metric=m, value=reference.metrics.get(m)) for m in metrics
     ]
@@ -304,9 +306,17 @@ class Comparison:
 
     def table(self) -> str:
         """The plain-text table: each metric per system, markers, deltas, p and W/T/L."""
+        from pytest_ragcheck.redact import redact
         from pytest_ragcheck.versus_table import comparison_lines
 
-        return "\n".join(comparison_lines(self.to_dict()))
+        failed = [
+            f"{name}: the retriever failed on {len(r.errors)} of {len(r.cases)} case(s), first "
+            f"{r.errors[0].id}: {r.errors[0].error} "
+            + ("(scored 0)" if r.errors[0].values else "(left out of the means and the pairs)")
+            for name, r in self.results.items()
+            if r.errors
+        ]
+        return redact("\n".join([*comparison_lines(self.to_dict()), *failed]))
 
     def to_pandas(self, *, per_case: bool = False) -> pandas.DataFrame:
         """One row per (system, metric) with the test, or per (system, case) with values."""
