@@ -152,13 +152,25 @@ def pytest_runtest_makereport(
     comparisons = item.stash.get(ITEM_COMPARISONS, None)
     if comparisons and report.when == "call":
         report.ragcheck_compare = comparisons  # type: ignore[attr-defined]
-    if report.failed and report.when in ("setup", "call") and _may_own_baseline(item):
-        # A crashed test must keep its stored baseline under --snapshot-update (syrupy
-        # deletes snapshots no assertion touched): mark it used, unchanged.
+    if _keeps_baselines(item, report):
+        # syrupy deletes, under --snapshot-update, the snapshots no assertion touched: a test
+        # that crashed, or passed without a ragcheck call (an early return), still exists, so
+        # its stored baselines are marked used, unchanged.
         from pytest_ragcheck.baseline import keep_baselines
 
         keep_baselines(item)
     return report
+
+
+def _keeps_baselines(item: pytest.Item, report: pytest.TestReport) -> bool:
+    """A test that failed before its baseline check, or passed without any ragcheck call.
+
+    A test whose calls ran checked its baselines itself: the baseline of a call it no longer
+    makes is truly gone.
+    """
+    crashed = report.failed and report.when in ("setup", "call")
+    no_call = report.passed and report.when == "call" and not item.stash.get(ITEM_RECORDS, None)
+    return (crashed or no_call) and _may_own_baseline(item)
 
 
 def _may_own_baseline(item: pytest.Item) -> bool:

@@ -261,3 +261,50 @@ def test_an_error_removing_a_stale_file_is_a_message(suite, run_mode, monkeypatc
     result = suite.run("--snapshot-update", "--ragcheck-report=report.json", *run_mode)
     result.assert_outcomes(passed=4)
     _assert_stale_file_message(suite, result, recorded)
+
+
+EARLY_RETURN = """
+import os
+
+from pytest_ragcheck import ragcheck
+
+
+@ragcheck("golden.jsonl", k=5)
+def test_first(ragcheck, retriever):
+    if os.environ.get("RAGCHECK_TEST_NO_CALL"):
+        return  # e.g. no API key on this machine: the test passes without a ragcheck call
+    ragcheck(retriever)
+
+
+@ragcheck("golden.jsonl", k=3)
+def test_second(ragcheck, retriever):
+    ragcheck(retriever)
+    if not os.environ.get("RAGCHECK_TEST_NO_CALL"):
+        ragcheck(retriever, k=2)
+"""
+
+
+def test_a_test_that_passes_without_a_call_keeps_its_baseline(suite, run_mode, monkeypatch) -> None:
+    """A complete ``--snapshot-update`` session: the test still exists, so its baseline stays;
+    a call the test no longer makes is truly gone, so that call's baseline goes."""
+    suite.golden()
+    suite.pytester.makeconftest(CONFTEST.format(rankings=json.dumps(dict(suite.PERFECT))))
+    suite.test(EARLY_RETURN)
+    suite.update_baselines().assert_outcomes(passed=2)
+    recorded = suite.snapshots()
+    first = "__snapshots__/test_rag/test_first[ragcheck].json"
+    second_call = "__snapshots__/test_rag/test_second[ragcheck-2].json"
+    assert {first, second_call} < set(recorded)
+
+    monkeypatch.setenv("RAGCHECK_TEST_NO_CALL", "1")
+    result = suite.run("--snapshot-update", *run_mode)
+    result.assert_outcomes(passed=2)
+    after = suite.snapshots()
+    assert after[first] == recorded[first], suite.text(result)
+    assert second_call not in after, suite.text(result)
+    assert set(after) == set(recorded) - {second_call}
+    assert "INTERNALERROR" not in suite.text(result)
+
+    result = suite.run(*run_mode)  # and a plain run neither fails nor warns about it
+    result.assert_outcomes(passed=2)
+    assert suite.snapshots() == after
