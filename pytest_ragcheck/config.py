@@ -207,6 +207,44 @@ def _threshold_keyword(key: str, value: object, k: int | None) -> Threshold:
     return _threshold(spec, value, source=key)
 
 
+def _layer_thresholds(kw: Mapping[str, Any], k: int | None) -> dict[str, Threshold]:
+    """The bounds of one layer (the marker, or the call): ``min_``/``max_`` keywords and
+    ``thresholds``; one metric bounded twice with different values is an error."""
+    found: dict[str, tuple[str, Threshold]] = {}
+
+    def add(source: str, threshold: Threshold) -> None:
+        prior = found.get(threshold.name)
+        if prior is not None and prior[1].bound != threshold.bound:
+            raise ConfigError(
+                f"{threshold.name} is bounded twice: {prior[0]}={prior[1].bound:g} and "
+                f"{source}={threshold.bound:g}; keep one"
+            )
+        found[threshold.name] = (source, threshold)
+
+    for key, value in kw.items():
+        if key.startswith(("min_", "max_")) and key not in MARKER_KEYWORDS:  # min_tag_cases
+            add(key, _threshold_keyword(key, value, k))
+    raw_thresholds = kw.get("thresholds") or {}
+    if not isinstance(raw_thresholds, Mapping):
+        raise ConfigError(
+            f"thresholds must be a dict of metric name -> bound, got {raw_thresholds!r}"
+        )
+    for name, value in raw_thresholds.items():
+        try:
+            spec = parse_metric(name, k)
+        except ConfigError as exc:
+            raise ConfigError(f"thresholds: {exc}") from None
+        add(f"thresholds[{name!r}]", _threshold(spec, value, source=f"thresholds[{name!r}]"))
+    return {name: threshold for name, (_, threshold) in found.items()}
+
+
+def _tolerance_name(name: str, k: int | None) -> str:
+    try:
+        return parse_metric(name, k).name
+    except ConfigError as exc:
+        raise ConfigError(f"tolerances: {exc}") from None
+
+
 def _check_keywords(kwargs: Mapping[str, Any], where: str) -> None:
     for key in kwargs:
         if key in MARKER_KEYWORDS:
@@ -246,22 +284,9 @@ def build_settings(
         if spec not in specs:
             specs.append(spec)
 
-    thresholds: dict[str, Threshold] = {}
-    for key, value in kw.items():
-        if key.startswith(("min_", "max_")) and key not in MARKER_KEYWORDS:  # min_tag_cases
-            t = _threshold_keyword(key, value, k)
-            thresholds[t.name] = t
-    raw_thresholds = kw.get("thresholds") or {}
-    if not isinstance(raw_thresholds, Mapping):
-        raise ConfigError(
-            f"thresholds must be a dict of metric name -> bound, got {raw_thresholds!r}"
-        )
-    for name, value in raw_thresholds.items():
-        try:
-            spec = parse_metric(name, k)
-        except ConfigError as exc:
-            raise ConfigError(f"thresholds: {exc}") from None
-        thresholds[spec.name] = _threshold(spec, value, source=f"thresholds[{name!r}]")
+    # The call's bounds win over the marker's, whichever spelling either uses.
+    outranked = {key: value for key, value in marker.items() if key not in overrides}
+    thresholds = {**_layer_thresholds(outranked, k), **_layer_thresholds(overrides, k)}
     for t in thresholds.values():
         if t.spec not in specs and t.spec.kind != "latency":
             specs.append(t.spec)
@@ -273,7 +298,7 @@ def build_settings(
             f"tolerances must be a dict of metric name -> allowed drop, got {tolerances_raw!r}"
         )
     tolerances = {
-        parse_metric(n, k).name: number(f"tolerances[{n!r}]", v, lo=0.0)
+        _tolerance_name(n, k): number(f"tolerances[{n!r}]", v, lo=0.0)
         for n, v in tolerances_raw.items()
     }
     significance_raw = kw.get("significance", defaults.significance)

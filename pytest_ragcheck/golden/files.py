@@ -96,6 +96,12 @@ def _parse_json(text: str, display: str, line: int | None = None) -> Any:
             f"{where}: a number has more digits than Python reads "
             f"({sys.get_int_max_str_digits():,}); write long ids as strings"
         ) from None
+    except RecursionError:  # lists or objects nested deeper than Python's recursion limit
+        where = display if line is None else f"{display}:{line}"
+        raise GoldenSetError(
+            f"{where}: malformed JSON: lists or objects nested too deeply "
+            f"(Python reads at most about {sys.getrecursionlimit():,} levels)"
+        ) from None
 
 
 #: JSONL lines parsed by one decoder call.
