@@ -8,6 +8,7 @@ on the other hand, is a usage error before any test runs (see
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -94,6 +95,9 @@ def write_report(path: Path, document: Mapping[str, Any]) -> int:
 def write_file(path: Path, text: str | Iterable[str]) -> int:
     """Write ``text`` (or its pieces) atomically: a reader never sees half a report; creates
     the folder. Returns the bytes written."""
+    folder = next(p for p in (path.parent, *path.parent.parents) if p.exists())
+    if not folder.is_dir():  # mkdir would only say "File exists"
+        raise NotADirectoryError(errno.ENOTDIR, f"{folder} is a file, not a folder")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
     try:

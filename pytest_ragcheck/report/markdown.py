@@ -6,6 +6,7 @@ red is the first thing on the page; details per test follow.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from typing import Any
@@ -31,16 +32,24 @@ WORST_CASES = 5
 
 
 def cell(text: object) -> str:
-    """Text safe inside a Markdown table cell (one line, pipes escaped)."""
+    """Text safe inside a Markdown table cell (one line, pipes escaped, no HTML or entity)."""
     flat = " ".join(str(text).split())
-    return flat.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+    return flat.replace("\\", "\\\\").replace("|", "\\|").replace("&", "&amp;").replace("<", "&lt;")
 
 
-def code(text: str) -> str:
-    """Inline code that survives backticks in ``text``."""
-    fence = "``" if "`" in text else "`"
-    pad = " " if "`" in text else ""
-    return f"{fence}{pad}{cell(text)}{pad}{fence}"
+def code(text: str, *, in_table: bool = True) -> str:
+    """Inline code that shows ``text`` as written, on one line, whatever backticks it holds.
+
+    Nothing is escaped inside code (``&lt;`` or ``\\\\`` would show as typed), except a pipe
+    in a table cell, which GitHub's tables read as ``\\|`` even there.
+    """
+    flat = " ".join(str(text).split())
+    if in_table:
+        flat = flat.replace("|", "\\|")
+    ticks = max((len(run) for run in re.findall("`+", flat)), default=0)
+    fence = "`" * (ticks + 1)
+    pad = " " if ticks else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
 
 
 def _name(test: Mapping[str, Any]) -> str:
@@ -220,7 +229,8 @@ def _improvement_hint(tests: Sequence[Mapping[str, Any]]) -> list[str]:
     nodeids = improved_nodeids(tests)
     if not nodeids:
         return []
-    return ["", f"📈 Improved beyond tolerance; to record it: {code(update_command(nodeids))}"]
+    command = code(update_command(nodeids), in_table=False)
+    return ["", f"📈 Improved beyond tolerance; to record it: {command}"]
 
 
 def render_markdown(document: Mapping[str, Any], *, limit: int = GITHUB_SUMMARY_LIMIT) -> str:
@@ -276,7 +286,8 @@ def _size(text: str) -> int:
 def _section(test: Mapping[str, Any]) -> str:
     lines = [
         "",
-        f"## {ICONS.get(test['status'], '')} {code(_name(test))}: {word(test['status'])}",
+        f"## {ICONS.get(test['status'], '')} {code(_name(test), in_table=False)}: "
+        f"{word(test['status'])}",
         "",
         cell(test.get("header") or test.get("source") or ""),
         "",
@@ -293,7 +304,8 @@ def comparison_markdown(document: Mapping[str, Any]) -> list[str]:
     for data in document.get("comparisons") or []:
         rows = comparison_cells(data)
         text = comparison_lines(data)
-        lines += ["", f"## Compared: {code(str(data['nodeid']))}", "", cell(text[0]), ""]
+        heading = f"## Compared: {code(str(data['nodeid']), in_table=False)}"
+        lines += ["", heading, "", cell(text[0]), ""]
         lines.append("| " + " | ".join(cell(c) for c in rows[0]) + " |")
         lines.append("|---" * len(rows[0]) + "|")
         lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows[1:]]

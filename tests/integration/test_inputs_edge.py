@@ -5,8 +5,10 @@ queries exactly as written."""
 from __future__ import annotations
 
 import json
+import urllib.parse
 
 import pytest
+from chromium import Browser, needs_chromium
 from harness import ragcheck_module
 
 GOOD = json.dumps({"id": "q1", "query": "what is alpha", "expected_ids": ["a"]})
@@ -77,3 +79,76 @@ def test_one_metric_bounded_twice_is_a_usage_error(suite):
         "mrr@10 is bounded twice: min_mrr=0.5 and thresholds['mrr@10']=0.9; keep one"
         in suite.text(result)
     )
+
+
+HOSTILE_ID = "<b>x</b>\\path&amp;"
+
+
+def test_markdown_reports_show_case_ids_as_written(suite, monkeypatch):
+    """Inside inline code nothing is unescaped: ``&lt;`` or a doubled backslash would show."""
+    summary = suite.path / "step-summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    cases = [{"id": HOSTILE_ID, "query": "what is alpha", "expected_ids": ["a"]}]
+    suite.make(
+        ragcheck_module('"golden.jsonl", baseline=False, min_mrr=0.9'),
+        cases=cases,
+        rankings={"what is alpha": ["x", "y", "a"]},
+    )
+    result = suite.run("--ragcheck-report=report.md")
+    result.assert_outcomes(failed=1)
+    for text in ((suite.path / "report.md").read_text(), summary.read_text()):
+        assert f"| `{HOSTILE_ID}` | what is alpha |" in text
+
+
+def test_a_report_path_below_a_file_names_the_file(suite):
+    suite.make(ragcheck_module('"golden.jsonl", baseline=False'))
+    suite.write("out", "a file, not a folder")
+    result = suite.run("--ragcheck-report=out/report.json")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.OK
+    assert (
+        f"could not write the report {suite.path / 'out' / 'report.json'}: "
+        f"{suite.path / 'out'} is a file, not a folder"
+    ) in suite.text(result)
+
+
+LONG_QUERY = "https://example.com/" + "x" * 3000
+LONG_ID = "doc-" + "y" * 3000
+
+
+@needs_chromium
+def test_long_unbroken_ids_and_queries_keep_the_page_in_the_window(suite, tmp_path):
+    """A 3,000-character URL as a query and a case id as long: the case tables and the
+    drill-down wrap them; the page never scrolls sideways."""
+    cases = [
+        {"id": LONG_ID, "query": LONG_QUERY, "expected_ids": ["a"]},
+        {"id": "q2", "query": "what is beta", "expected_ids": ["b"]},
+    ]
+    suite.make(
+        ragcheck_module('"golden.jsonl", baseline=False, min_mrr=0.9'),
+        cases=cases,
+        rankings={LONG_QUERY: ["x", "a"], "what is beta": ["b"]},
+    )
+    result = suite.run("--ragcheck-report=report.html")
+    result.assert_outcomes(failed=1)
+    page = (suite.path / "report.html").as_uri()
+    with Browser(tmp_path / "profile", width=1024, height=900) as browser:
+        browser.open(page)
+        browser.eval(
+            "document.querySelectorAll('details').forEach(function (d) { d.open = true; })"
+        )
+        assert browser.layout_problems() == {"page": [], "outside_card": [], "outside_svg": []}
+        browser.open(f"{page}#case=0/{urllib.parse.quote(LONG_ID)}")
+        assert browser.eval("!!document.querySelector('.drill:not([hidden])')")
+        assert browser.layout_problems() == {"page": [], "outside_card": [], "outside_svg": []}
+
+
+@needs_chromium
+def test_a_hand_edited_link_still_renders_the_page(suite, tmp_path):
+    """``#case=0/100%`` is no valid escape: the page still renders (and opens nothing)."""
+    suite.make(ragcheck_module('"golden.jsonl", baseline=False'))
+    suite.run("--ragcheck-report=report.html").assert_outcomes(passed=1)
+    page = (suite.path / "report.html").as_uri()
+    with Browser(tmp_path / "profile", width=1280, height=900) as browser:
+        browser.open(f"{page}#case=0/100%")  # waits for the page to say it rendered
+        assert browser.eval("document.querySelectorAll('section.test').length") == 1
