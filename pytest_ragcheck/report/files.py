@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ragcheck.options import FORMATS, ReportPathError, parse_report_paths
+from pytest_ragcheck.report.packing import ESCAPE
 
 __all__ = [
     "FORMATS",
@@ -102,7 +103,7 @@ def write_file(path: Path, text: str | Iterable[str]) -> int:
     tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
     try:
         # open() rather than mkstemp: the file gets the usual permissions (umask), not 0600.
-        with open(tmp, "x", encoding="utf-8", newline="\n") as handle:
+        with open(tmp, "x", encoding="utf-8", errors=ESCAPE, newline="\n") as handle:
             for piece in (text,) if isinstance(text, str) else text:
                 handle.write(piece)
             size = handle.tell()
@@ -140,6 +141,6 @@ def append_github_summary(
                 f"the job summary already holds {existing} bytes, no room left under "
                 f"GitHub's {cap // 1024} KiB limit"
             )
-        data = lead + text.encode("utf-8")
+        data = lead + text.encode("utf-8", ESCAPE)
         handle.write(data)
     return len(data)

@@ -15,6 +15,7 @@ from pytest_ragcheck.checks import update_command
 from pytest_ragcheck.display import shorten
 from pytest_ragcheck.report.document import sort_for_attention
 from pytest_ragcheck.report.labels import FAILING, ICONS, TEST_STATUSES, word
+from pytest_ragcheck.report.packing import ESCAPE
 from pytest_ragcheck.report.terminal import (
     detectable_text,
     format_delta,
@@ -270,7 +271,7 @@ def render_markdown(document: Mapping[str, Any], *, limit: int = GITHUB_SUMMARY_
         )
     text = head + "".join(sections[:kept]) + note + tail
     if _size(text) > limit:  # an overview table alone past the limit: cut it too
-        cut = text.encode("utf-8")[: limit - _NOTE_ROOM].decode("utf-8", "ignore")
+        cut = text.encode("utf-8", ESCAPE)[: limit - _NOTE_ROOM].decode("utf-8", "ignore")
         text = cut.rsplit("\n", 1)[0] + "\n\n> Report cut at 1 MiB; see the JSON report.\n"
     return text
 
@@ -280,7 +281,7 @@ _NOTE_ROOM = 512
 
 
 def _size(text: str) -> int:
-    return len(text.encode("utf-8"))
+    return len(text.encode("utf-8", ESCAPE))
 
 
 def _section(test: Mapping[str, Any]) -> str:
@@ -339,7 +340,7 @@ def render_github_summary(document: Mapping[str, Any], *, budget: int) -> str:
     n = len(tests)
 
     def size(text: str) -> int:
-        return len(text.encode("utf-8"))
+        return len(text.encode("utf-8", ESCAPE))
 
     # Prefix sums of sizes (each row or block plus its newline), so trimming stays linear.
     row_sizes = [0, *accumulate(size(r) + 1 for r in rows)]

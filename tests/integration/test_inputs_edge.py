@@ -152,3 +152,77 @@ def test_a_hand_edited_link_still_renders_the_page(suite, tmp_path):
     with Browser(tmp_path / "profile", width=1280, height=900) as browser:
         browser.open(f"{page}#case=0/100%")  # waits for the page to say it rendered
         assert browser.eval("document.querySelectorAll('section.test').length") == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "where"),
+    [
+        pytest.param(
+            "golden.jsonl",
+            GOOD + "\n" + '{"query": "what is \\udc00 beta", "expected_ids": ["b"]}\n',
+            "golden.jsonl:2: ",
+            id="jsonl",
+        ),
+        pytest.param(
+            "golden.json",
+            '[{"query": "what is beta", "expected_ids": ["b\\ud800"]}]',
+            "golden.json: ",
+            id="json",
+        ),
+    ],
+)
+def test_half_a_surrogate_pair_is_a_golden_set_error(suite, name, content, where):
+    """JSON can spell ``\\udc00`` alone, which is no text: hashing it failed with a
+    UnicodeEncodeError from inside the plugin. A whole pair (an emoji) is fine."""
+    suite.write(name, content)
+    suite.retriever()
+    suite.test(ragcheck_module(f'"{name}", k=2, baseline=False'))
+    result = suite.run()
+    result.assert_outcomes(failed=1)
+    suite.assert_clean(result)
+    assert f"{where}a string holds an unpaired surrogate escape" in suite.text(result)
+
+
+def test_a_whole_surrogate_pair_is_text(suite):
+    suite.write("golden.jsonl", '{"query": "rocket \\ud83d\\ude80", "expected_ids": ["a"]}\n')
+    suite.retriever({"rocket \U0001f680": ["a"]})
+    suite.test(ragcheck_module('"golden.jsonl", k=2, baseline=False, min_mrr=1'))
+    suite.run().assert_outcomes(passed=1)
+
+
+SURROGATE_RETRIEVER = """
+def undecodable(query):
+    # File names and texts read with errors="surrogateescape" (os.listdir on bytes that are
+    # not UTF-8) hold half surrogate pairs.
+    name = b"doc-\\xff".decode("utf-8", "surrogateescape")
+    text = b"caf\\xe9".decode("utf-8", "surrogateescape")
+    return [{"id": name, "text": text}, {"id": "a", "text": text}]
+"""
+
+
+@pytest.mark.parametrize("cases", [1, 250], ids=["small", "packed"])
+def test_reports_of_hits_that_are_not_unicode(suite, cases, monkeypatch):
+    """Every report is written, and the JSON one reads back with its own schema."""
+    from pytest_ragcheck.report.schema import Report
+
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(suite.path / "step-summary.md"))
+    suite.golden([{"id": f"c{n}", "query": f"q{n}", "expected_ids": ["a"]} for n in range(cases)])
+    suite.retriever(extra=SURROGATE_RETRIEVER)
+    suite.test(
+        ragcheck_module(
+            '"golden.jsonl", k=2, baseline=False, min_mrr=0.9', body="ragcheck(undecodable)"
+        ).replace(
+            "from pytest_ragcheck import ragcheck",
+            "from conftest import undecodable\nfrom pytest_ragcheck import ragcheck",
+        )
+    )
+    result = suite.run("--ragcheck-report=r.json,r.md,r.html")
+    result.assert_outcomes(failed=1)
+    assert "could not" not in suite.text(result)
+    report = Report.model_validate_json((suite.path / "r.json").read_text(encoding="utf-8"))
+    hits = report.tests[0].cases[0].hits
+    assert [hit.id for hit in hits] == ["doc-\\udcff", "a"]
+    assert hits[0].text == "caf\\udce9"
+    assert r'"doc-\\udcff"' in (suite.path / "r.html").read_text(encoding="utf-8")  # as JSON
+    assert (suite.path / "r.md").is_file()
+    assert (suite.path / "step-summary.md").is_file()
