@@ -6,6 +6,7 @@ repeated key are rejected: ``json`` would silently keep the last value.
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 import sys
@@ -46,6 +47,11 @@ def read_text(path: Path, display: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # Windows "Unicode"
+            raise GoldenSetError(
+                f"{display} is UTF-16 text (it starts with a UTF-16 byte-order mark); "
+                "save it as UTF-8"
+            ) from None
         line = data[: exc.start].count(b"\n") + 1
         raise GoldenSetError(f"{display}:{line}: not valid UTF-8 ({exc.reason})") from None
 

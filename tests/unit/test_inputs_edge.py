@@ -67,3 +67,13 @@ def test_a_qrels_header_is_still_skipped(tmp_path: Path) -> None:
         folder = beir(tmp_path / f"beir-{len(header)}", queries, header + "\nq1\td1\t2\n")
         (case,) = load_golden(folder)
         assert case.relevance == {"d1": 2}
+
+
+@pytest.mark.parametrize("name", ["golden.jsonl", "golden.json"])
+def test_a_utf16_file_is_named_as_such(tmp_path: Path, name: str) -> None:
+    """What Windows editors save as "Unicode": not a bare "invalid start byte"."""
+    path = tmp_path / name
+    path.write_text('[{"query": "q", "expected_ids": ["d"]}]\n', encoding="utf-16")
+    assert load_error(path).endswith(
+        f"{name} is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8"
+    )
