@@ -226,3 +226,17 @@ def test_reports_of_hits_that_are_not_unicode(suite, cases, monkeypatch):
     assert r'"doc-\\udcff"' in (suite.path / "r.html").read_text(encoding="utf-8")  # as JSON
     assert (suite.path / "r.md").is_file()
     assert (suite.path / "step-summary.md").is_file()
+
+
+def test_a_report_path_from_the_ini_file_is_named_as_such(suite):
+    """The user never typed ``--ragcheck-report``: the message names the ini key."""
+    suite.make(ragcheck_module('"golden.jsonl", baseline=False'))
+    suite.ini(ragcheck_report="reports/ragcheck.txt")
+    result = suite.run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        "ini ragcheck_report=reports/ragcheck.txt: unknown report format ('.txt')"
+        in suite.text(result)
+    )
+    result = suite.run("--ragcheck-report=r.txt")
+    assert "--ragcheck-report=r.txt: unknown report format ('.txt')" in suite.text(result)
