@@ -234,9 +234,7 @@ def test_a_report_path_from_the_ini_file_is_named_as_such(suite):
     suite.ini(ragcheck_report="reports/ragcheck.txt")
     result = suite.run()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert (
-        "ini ragcheck_report=reports/ragcheck.txt: unknown report format ('.txt')"
-        in suite.text(result)
-    )
+    text = suite.text(result)
+    assert "ini ragcheck_report=reports/ragcheck.txt: unknown report format ('.txt')" in text
     result = suite.run("--ragcheck-report=r.txt")
     assert "--ragcheck-report=r.txt: unknown report format ('.txt')" in suite.text(result)
