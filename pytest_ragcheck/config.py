@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from pytest_ragcheck.bounds import Threshold, layer_thresholds
 from pytest_ragcheck.concurrency import AUTO, Concurrency
 from pytest_ragcheck.errors import ConfigError, did_you_mean
 from pytest_ragcheck.names import DEFAULT_METRICS, MetricSpec, parse_metric
@@ -89,19 +90,6 @@ MARKER_KEYWORDS: tuple[str, ...] = (
     "judge_disagreement",
     "judge_embedding_model",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Threshold:
-    """An absolute bound: ``min`` for quality metrics, ``max`` for latency."""
-
-    spec: MetricSpec
-    bound: float
-    kind: Literal["min", "max"]
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,58 +174,6 @@ def _valid_keywords_text() -> str:
     return ", ".join(MARKER_KEYWORDS) + ", min_<metric>, max_<latency metric>"
 
 
-def _threshold(spec: MetricSpec, bound: object, *, source: str) -> Threshold:
-    if not spec.higher_is_better:
-        return Threshold(spec, number(source, bound, lo=0.0), "max")
-    return Threshold(spec, number(source, bound, lo=0.0, hi=1.0), "min")
-
-
-def _threshold_keyword(key: str, value: object, k: int | None) -> Threshold:
-    prefix, _, metric = key.partition("_")
-    try:
-        spec = parse_metric(metric, k)
-    except ConfigError as exc:
-        raise ConfigError(f"{key}: {exc}") from None
-    if prefix == "max" and spec.higher_is_better:
-        raise ConfigError(
-            f"{key}: max_ bounds are for latency metrics; for {spec.base} use min_{metric}"
-        )
-    if prefix == "min" and not spec.higher_is_better:
-        raise ConfigError(f"{key}: latency is lower-is-better; use max_{metric}")
-    return _threshold(spec, value, source=key)
-
-
-def _layer_thresholds(kw: Mapping[str, Any], k: int | None) -> dict[str, Threshold]:
-    """The bounds of one layer (the marker, or the call): ``min_``/``max_`` keywords and
-    ``thresholds``; one metric bounded twice with different values is an error."""
-    found: dict[str, tuple[str, Threshold]] = {}
-
-    def add(source: str, threshold: Threshold) -> None:
-        prior = found.get(threshold.name)
-        if prior is not None and prior[1].bound != threshold.bound:
-            raise ConfigError(
-                f"{threshold.name} is bounded twice: {prior[0]}={prior[1].bound:g} and "
-                f"{source}={threshold.bound:g}; keep one"
-            )
-        found[threshold.name] = (source, threshold)
-
-    for key, value in kw.items():
-        if key.startswith(("min_", "max_")) and key not in MARKER_KEYWORDS:  # min_tag_cases
-            add(key, _threshold_keyword(key, value, k))
-    raw_thresholds = kw.get("thresholds") or {}
-    if not isinstance(raw_thresholds, Mapping):
-        raise ConfigError(
-            f"thresholds must be a dict of metric name -> bound, got {raw_thresholds!r}"
-        )
-    for name, value in raw_thresholds.items():
-        try:
-            spec = parse_metric(name, k)
-        except ConfigError as exc:
-            raise ConfigError(f"thresholds: {exc}") from None
-        add(f"thresholds[{name!r}]", _threshold(spec, value, source=f"thresholds[{name!r}]"))
-    return {name: threshold for name, (_, threshold) in found.items()}
-
-
 def _tolerance_name(name: str, k: int | None) -> str:
     try:
         return parse_metric(name, k).name
@@ -286,7 +222,10 @@ def build_settings(
 
     # The call's bounds win over the marker's, whichever spelling either uses.
     outranked = {key: value for key, value in marker.items() if key not in overrides}
-    thresholds = {**_layer_thresholds(outranked, k), **_layer_thresholds(overrides, k)}
+    thresholds = {
+        **layer_thresholds(outranked, k, MARKER_KEYWORDS),
+        **layer_thresholds(overrides, k, MARKER_KEYWORDS),
+    }
     for t in thresholds.values():
         if t.spec not in specs and t.spec.kind != "latency":
             specs.append(t.spec)
