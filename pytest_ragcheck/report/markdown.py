@@ -38,6 +38,16 @@ def cell(text: object) -> str:
     return flat.replace("\\", "\\\\").replace("|", "\\|").replace("&", "&amp;").replace("<", "&lt;")
 
 
+#: Characters that would format a user's text (``__init__`` in bold, ``[a](b)`` a link).
+_FORMATTING = re.compile(r"([`*_\[\]~])")
+
+
+def literal(text: object) -> str:
+    """A user's text (a query, an answer, document ids) in a table cell, shown as written:
+    :func:`cell`, with Markdown's formatting characters escaped too."""
+    return _FORMATTING.sub(r"\\\1", cell(text))
+
+
 def code(text: str, *, in_table: bool = True) -> str:
     """Inline code that shows ``text`` as written, on one line, whatever backticks it holds.
 
@@ -180,10 +190,10 @@ def case_lines(test: Mapping[str, Any]) -> list[str]:
         ]
         for change in case_changes[:WORST_CASES]:
             rows.append(
-                f"| {code(str(change['id']))} | {cell(shorten(change['query'], 80))} | "
+                f"| {code(str(change['id']))} | {literal(shorten(change['query'], 80))} | "
                 f"{format_number(metric, change.get('before'))} | "
                 f"{format_number(metric, change.get('after'))} | "
-                f"{cell('; '.join(change.get('explain') or []))} |"
+                f"{literal('; '.join(change.get('explain') or []))} |"
             )
         return rows
     failing = [m for m in test["metrics"] if m["status"] == "below_floor"]
@@ -202,9 +212,9 @@ def case_lines(test: Mapping[str, Any]) -> list[str]:
         "|---|---|--:|" + ("---|" if answers else ""),
     ]
     for case in scored[:WORST_CASES]:
-        answer = f" {cell(shorten(case.get('answer') or '', 120))} |" if answers else ""
+        answer = f" {literal(shorten(case.get('answer') or '', 120))} |" if answers else ""
         rows.append(
-            f"| {code(str(case['id']))} | {cell(shorten(case['query'], 80))} | "
+            f"| {code(str(case['id']))} | {literal(shorten(case['query'], 80))} | "
             f"{format_number(metric, case['values'][metric])} |{answer}"
         )
     return rows

@@ -82,22 +82,25 @@ def test_one_metric_bounded_twice_is_a_usage_error(suite):
 
 
 HOSTILE_ID = "<b>x</b>\\path&amp;"
+CODE_QUERY = "how do I call __init__ with *args?"
 
 
-def test_markdown_reports_show_case_ids_as_written(suite, monkeypatch):
-    """Inside inline code nothing is unescaped: ``&lt;`` or a doubled backslash would show."""
+def test_markdown_reports_show_case_ids_and_queries_as_written(suite, monkeypatch):
+    """Inside inline code nothing is unescaped: ``&lt;`` or a doubled backslash would show.
+    In a query, ``__init__`` would read as a bold "init" unless its underscores are escaped."""
     summary = suite.path / "step-summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    cases = [{"id": HOSTILE_ID, "query": "what is alpha", "expected_ids": ["a"]}]
+    cases = [{"id": HOSTILE_ID, "query": CODE_QUERY, "expected_ids": ["a"]}]
     suite.make(
         ragcheck_module('"golden.jsonl", baseline=False, min_mrr=0.9'),
         cases=cases,
-        rankings={"what is alpha": ["x", "y", "a"]},
+        rankings={CODE_QUERY: ["x", "y", "a"]},
     )
     result = suite.run("--ragcheck-report=report.md")
     result.assert_outcomes(failed=1)
+    query = r"how do I call \_\_init\_\_ with \*args?"
     for text in ((suite.path / "report.md").read_text(), summary.read_text()):
-        assert f"| `{HOSTILE_ID}` | what is alpha |" in text
+        assert f"| `{HOSTILE_ID}` | {query} |" in text
 
 
 def test_a_report_path_below_a_file_names_the_file(suite):
