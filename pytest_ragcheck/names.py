@@ -100,8 +100,14 @@ def parse_metric(name: str, default_k: int | None) -> MetricSpec:
     valid = all_metric_names()
     metric = METRICS.get(base)
     if metric is None:
+        parts = [part.strip() for part in raw.split(",")]
+        hint = (  # metrics="mrr, recall@5": one string where a list was meant
+            f" (one metric per string: {parts!r})"
+            if len(parts) > 1 and all(parts)
+            else did_you_mean(base, valid)
+        )
         raise ConfigError(
-            f"unknown metric {raw!r}{did_you_mean(base, valid)}; valid metrics: "
+            f"unknown metric {raw!r}{hint}; valid metrics: "
             + ", ".join(valid)
             + " (add @k for a cutoff, e.g. 'recall@5')"
         )

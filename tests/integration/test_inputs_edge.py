@@ -46,6 +46,18 @@ def test_a_cutoff_in_other_digits_is_a_usage_error(suite):
     assert "bad cutoff in metric 'mrr@²': k must be an integer >= 1" in suite.text(result)
 
 
+def test_metrics_in_one_string_are_named_as_such(suite):
+    """``metrics="mrr, recall@5"`` is one string where a list was meant (the closest metric
+    name, 'recall', would be a wrong hint)."""
+    suite.make(ragcheck_module('"golden.jsonl", baseline=False, metrics="mrr, recall@5"'))
+    result = suite.run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        "unknown metric 'mrr, recall@5' (one metric per string: ['mrr', 'recall@5']); "
+        "valid metrics: " in suite.text(result)
+    )
+
+
 def test_the_calls_bound_wins_over_the_markers_thresholds(suite):
     """Call overrides > marker, whether a bound is spelled ``min_mrr`` or ``thresholds=``.
 
