@@ -100,7 +100,8 @@ def changes(test: Mapping[str, Any]) -> str:
     metrics: Sequence[Mapping[str, Any]] = test["metrics"]
     failing = [m for m in metrics if m["status"] not in ("pass", "new", "improved")]
     improved = [m for m in metrics if m["status"] == "improved"]
-    shown = failing + improved or [m for m in metrics if m["kind"] != "latency"]
+    quality = [m for m in metrics if m["kind"] != "latency"]
+    shown = failing + improved or quality or list(metrics)  # a latency-only test: latency
     text = " · ".join(_metric_change(m) for m in shown)
     if test.get("problems"):
         first = test["problems"][0].strip().splitlines()[0] if test["problems"][0].strip() else ""

@@ -253,3 +253,19 @@ def test_a_report_path_from_the_ini_file_is_named_as_such(suite):
     assert "ini ragcheck_report=reports/ragcheck.txt: unknown report format ('.txt')" in text
     result = suite.run("--ragcheck-report=r.txt")
     assert "--ragcheck-report=r.txt: unknown report format ('.txt')" in suite.text(result)
+
+
+def test_a_latency_only_test_shows_its_latency(suite):
+    """Its one-line summary and its overview row were empty."""
+    suite.make(
+        ragcheck_module(
+            '"golden.jsonl", baseline=False, metrics=["latency_p95_ms"], max_latency_p95_ms=5000'
+        )
+    )
+    result = suite.run("-q", "--ragcheck-report=report.md")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        ["PASSED*test_rag.py::test_rag  latency_p50_ms * · latency_p95_ms *"]
+    )
+    overview = (suite.path / "report.md").read_text(encoding="utf-8")
+    assert "| `test_rag.py::test_rag` | golden.jsonl (4 cases, k=10) | latency_p50_ms " in overview
