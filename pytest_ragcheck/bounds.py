@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pytest_ragcheck.errors import ConfigError
 from pytest_ragcheck.names import MetricSpec, parse_metric
+from pytest_ragcheck.registry import METRICS
 from pytest_ragcheck.validate import number
 
 __all__ = ["Threshold", "layer_thresholds"]
@@ -43,6 +44,13 @@ def _threshold_keyword(key: str, value: object, k: int | None) -> Threshold:
     try:
         spec = parse_metric(metric, k)
     except ConfigError as exc:
+        base, _, cutoff = metric.rpartition("_")  # min_mrr_10: the "at" left out
+        count = (cutoff.isascii() and cutoff.isdigit()) or cutoff == "all"
+        if count and base in METRICS and METRICS[base].cutoff:
+            raise ConfigError(
+                f"{key}: write the cutoff with _at_: {prefix}_{base}_at_{cutoff} "
+                f"(for {base}@{cutoff})"
+            ) from None
         raise ConfigError(f"{key}: {exc}") from None
     if prefix == "max" and spec.higher_is_better:
         raise ConfigError(

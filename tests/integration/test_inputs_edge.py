@@ -58,6 +58,15 @@ def test_metrics_in_one_string_are_named_as_such(suite):
     )
 
 
+def test_a_floor_keyword_without_at_says_how_to_write_the_cutoff(suite):
+    """``min_mrr_10`` suggested 'mrr', which drops the cutoff the user meant."""
+    suite.make(ragcheck_module('"golden.jsonl", baseline=False, min_mrr_10=0.5'))
+    result = suite.run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    text = suite.text(result)
+    assert "min_mrr_10: write the cutoff with _at_: min_mrr_at_10 (for mrr@10)" in text
+
+
 def test_the_calls_bound_wins_over_the_markers_thresholds(suite):
     """Call overrides > marker, whether a bound is spelled ``min_mrr`` or ``thresholds=``.
 
