@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from pytest_ragcheck.bounds import Threshold, layer_thresholds
 from pytest_ragcheck.concurrency import AUTO, Concurrency
 from pytest_ragcheck.errors import ConfigError, did_you_mean
 from pytest_ragcheck.names import DEFAULT_METRICS, MetricSpec, parse_metric
@@ -89,19 +90,6 @@ MARKER_KEYWORDS: tuple[str, ...] = (
     "judge_disagreement",
     "judge_embedding_model",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Threshold:
-    """An absolute bound: ``min`` for quality metrics, ``max`` for latency."""
-
-    spec: MetricSpec
-    bound: float
-    kind: Literal["min", "max"]
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,25 +174,11 @@ def _valid_keywords_text() -> str:
     return ", ".join(MARKER_KEYWORDS) + ", min_<metric>, max_<latency metric>"
 
 
-def _threshold(spec: MetricSpec, bound: object, *, source: str) -> Threshold:
-    if not spec.higher_is_better:
-        return Threshold(spec, number(source, bound, lo=0.0), "max")
-    return Threshold(spec, number(source, bound, lo=0.0, hi=1.0), "min")
-
-
-def _threshold_keyword(key: str, value: object, k: int | None) -> Threshold:
-    prefix, _, metric = key.partition("_")
+def _tolerance_name(name: str, k: int | None) -> str:
     try:
-        spec = parse_metric(metric, k)
+        return parse_metric(name, k).name
     except ConfigError as exc:
-        raise ConfigError(f"{key}: {exc}") from None
-    if prefix == "max" and spec.higher_is_better:
-        raise ConfigError(
-            f"{key}: max_ bounds are for latency metrics; for {spec.base} use min_{metric}"
-        )
-    if prefix == "min" and not spec.higher_is_better:
-        raise ConfigError(f"{key}: latency is lower-is-better; use max_{metric}")
-    return _threshold(spec, value, source=key)
+        raise ConfigError(f"tolerances: {exc}") from None
 
 
 def _check_keywords(kwargs: Mapping[str, Any], where: str) -> None:
@@ -246,22 +220,12 @@ def build_settings(
         if spec not in specs:
             specs.append(spec)
 
-    thresholds: dict[str, Threshold] = {}
-    for key, value in kw.items():
-        if key.startswith(("min_", "max_")) and key not in MARKER_KEYWORDS:  # min_tag_cases
-            t = _threshold_keyword(key, value, k)
-            thresholds[t.name] = t
-    raw_thresholds = kw.get("thresholds") or {}
-    if not isinstance(raw_thresholds, Mapping):
-        raise ConfigError(
-            f"thresholds must be a dict of metric name -> bound, got {raw_thresholds!r}"
-        )
-    for name, value in raw_thresholds.items():
-        try:
-            spec = parse_metric(name, k)
-        except ConfigError as exc:
-            raise ConfigError(f"thresholds: {exc}") from None
-        thresholds[spec.name] = _threshold(spec, value, source=f"thresholds[{name!r}]")
+    # The call's bounds win over the marker's, whichever spelling either uses.
+    outranked = {key: value for key, value in marker.items() if key not in overrides}
+    thresholds = {
+        **layer_thresholds(outranked, k, MARKER_KEYWORDS),
+        **layer_thresholds(overrides, k, MARKER_KEYWORDS),
+    }
     for t in thresholds.values():
         if t.spec not in specs and t.spec.kind != "latency":
             specs.append(t.spec)
@@ -273,7 +237,7 @@ def build_settings(
             f"tolerances must be a dict of metric name -> allowed drop, got {tolerances_raw!r}"
         )
     tolerances = {
-        parse_metric(n, k).name: number(f"tolerances[{n!r}]", v, lo=0.0)
+        _tolerance_name(n, k): number(f"tolerances[{n!r}]", v, lo=0.0)
         for n, v in tolerances_raw.items()
     }
     significance_raw = kw.get("significance", defaults.significance)

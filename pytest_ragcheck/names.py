@@ -38,6 +38,11 @@ DEFAULT_METRICS: tuple[str, ...] = tuple(m.name for m in METRICS.values() if m.d
 _NAME_RE = re.compile(r"^(?P<base>[a-z_0-9]+?)(?:@(?P<k>[^@]*))?$")
 
 
+def _is_count(text: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` also accepts ``"²"``, which ``int`` refuses."""
+    return text.isascii() and text.isdigit()
+
+
 def all_metric_names() -> tuple[str, ...]:
     return tuple(METRICS)
 
@@ -88,15 +93,21 @@ def parse_metric(name: str, default_k: int | None) -> MetricSpec:
     text = raw.lower()
     if "@" not in text and "_at_" in text:
         base_part, _, k_part = text.rpartition("_at_")
-        if k_part.isdigit() or k_part == "all":
+        if _is_count(k_part) or k_part == "all":
             text = f"{base_part}@{k_part}"
     m = _NAME_RE.match(text)
     base = m.group("base") if m else text.partition("@")[0]
     valid = all_metric_names()
     metric = METRICS.get(base)
     if metric is None:
+        parts = [part.strip() for part in raw.split(",")]
+        hint = (  # metrics="mrr, recall@5": one string where a list was meant
+            f" (one metric per string: {parts!r})"
+            if len(parts) > 1 and all(parts)
+            else did_you_mean(base, valid)
+        )
         raise ConfigError(
-            f"unknown metric {raw!r}{did_you_mean(base, valid)}; valid metrics: "
+            f"unknown metric {raw!r}{hint}; valid metrics: "
             + ", ".join(valid)
             + " (add @k for a cutoff, e.g. 'recall@5')"
         )
@@ -109,6 +120,6 @@ def parse_metric(name: str, default_k: int | None) -> MetricSpec:
         return MetricSpec(base, default_k)
     if k_text == "all":
         return MetricSpec(base, None)
-    if not k_text.isdigit() or int(k_text) < 1:
+    if not _is_count(k_text) or int(k_text) < 1:
         raise ConfigError(f"bad cutoff in metric {raw!r}: k must be an integer >= 1")
     return MetricSpec(base, int(k_text))

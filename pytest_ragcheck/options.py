@@ -177,8 +177,11 @@ def is_worker(config: object) -> bool:
     return hasattr(config, "workerinput")
 
 
-def parse_report_paths(raw: str, *, base: Path) -> list[Path]:
-    """Comma-separated report paths, resolved against ``base``; checks the extensions."""
+def parse_report_paths(raw: str, *, base: Path, option: str = "--ragcheck-report") -> list[Path]:
+    """Comma-separated report paths, resolved against ``base``; checks the extensions.
+
+    ``option`` names where the value came from in a message (``ini ragcheck_report``).
+    """
     paths: list[Path] = []
     for part in str(raw).split(","):
         text = part.strip()
@@ -189,7 +192,7 @@ def parse_report_paths(raw: str, *, base: Path) -> list[Path]:
         if suffix not in FORMATS:
             shown = f"'{suffix}'" if suffix else "no extension"
             raise ReportPathError(
-                f"--ragcheck-report={text}: unknown report format ({shown}); "
+                f"{option}={text}: unknown report format ({shown}); "
                 f"use a path ending in {', '.join(FORMATS[:-1])} or {FORMATS[-1]} "
                 "(several paths may be separated by commas)"
             )
@@ -225,7 +228,15 @@ def parse_options(
     concurrency = _concurrency(raw)
     max_hits = raw.number("baseline_max_hits", integer=True, lo=1)
     return RagcheckOptions(
-        report_paths=tuple(parse_report_paths(str(report), base=report_base) if report else ()),
+        report_paths=tuple(
+            parse_report_paths(
+                str(report),
+                base=report_base,
+                option="--ragcheck-report" if report_cli else "ini ragcheck_report",
+            )
+            if report
+            else ()
+        ),
         no_summary=raw.flag("no_summary"),
         propose_labels=_writable_file(
             raw, "propose_labels", invocation_dir=invocation_dir, rootdir=rootdir

@@ -7,6 +7,7 @@ unknown queries, repeated judgments) is kept as notes for the report instead of 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,6 +95,14 @@ def beir_files_for_qrels(path: Path, display: str) -> BeirFiles:
     )
 
 
+def _is_number(text: str) -> bool:
+    """``"1.0"``, ``"-2"``, ``"3e0"``: a grade written wrong, not a header's column name."""
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
 def _parse_qrels(path: Path, display: str) -> tuple[dict[str, dict[str, int]], int]:
     """``qid docid grade`` rows (tab- or space-separated, TREC's 4 columns also accepted)."""
     text = read_text(path, display)
@@ -120,7 +129,9 @@ def _parse_qrels(path: Path, display: str) -> tuple[dict[str, dict[str, int]], i
         try:
             grade = int(grade_text)
         except ValueError:
-            if not first_row:  # the first row may be a header such as "query-id corpus-id score"
+            # The first row may be a header such as "query-id corpus-id score"; a number
+            # (a grade of "1.0") is a judgment, never skipped unsaid.
+            if not first_row or _is_number(grade_text):
                 problems.append(f"{display}:{number}: grade must be an integer, got {grade_text!r}")
             first_row = False
             continue
@@ -170,9 +181,16 @@ def load_beir(files: BeirFiles, display: str) -> GoldenSet:
         if not isinstance(raw, Mapping):
             builder.problems.append(f"{where}: expected a JSON object, got {type(raw).__name__}")
             continue
-        qid = as_id(raw.get("_id", raw.get("id")))
-        if qid is None or not qid.strip():
+        given = raw.get("_id", raw.get("id"))
+        qid = as_id(given)
+        if given is None:
             builder.problems.append(f"{where}: missing query id (field '_id' or 'id')")
+            continue
+        if qid is None or not qid.strip():
+            builder.problems.append(
+                f"{where}: the query id (field '_id' or 'id') must be a non-empty string or an "
+                f"integer, got {shorten(repr(given))}"
+            )
             continue
         if qid in seen_qids:
             builder.problems.append(f"{where}: duplicate query id {qid!r}")

@@ -6,7 +6,9 @@ repeated key are rejected: ``json`` would silently keep the last value.
 
 from __future__ import annotations
 
+import codecs
 import json
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -45,6 +47,11 @@ def read_text(path: Path, display: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # Windows "Unicode"
+            raise GoldenSetError(
+                f"{display} is UTF-16 text (it starts with a UTF-16 byte-order mark); "
+                "save it as UTF-8"
+            ) from None
         line = data[: exc.start].count(b"\n") + 1
         raise GoldenSetError(f"{display}:{line}: not valid UTF-8 ({exc.reason})") from None
 
@@ -96,10 +103,35 @@ def _parse_json(text: str, display: str, line: int | None = None) -> Any:
             f"{where}: a number has more digits than Python reads "
             f"({sys.get_int_max_str_digits():,}); write long ids as strings"
         ) from None
+    except RecursionError:  # lists or objects nested deeper than Python's recursion limit
+        where = display if line is None else f"{display}:{line}"
+        raise GoldenSetError(
+            f"{where}: malformed JSON: lists or objects nested too deeply "
+            f"(Python reads at most about {sys.getrecursionlimit():,} levels)"
+        ) from None
 
 
 #: JSONL lines parsed by one decoder call.
 _CHUNK = 2048
+#: A ``\\uD800``-``\\uDFFF`` escape: JSON can spell half a surrogate pair, which is no text.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _lone_surrogate(value: Any) -> bool:
+    """Whether a string in ``value`` holds half a surrogate pair (it cannot be written as
+    UTF-8: hashing, baselines and reports would fail on it)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _surrogate_problem(where: str) -> str:
+    return (
+        f"{where}: a string holds an unpaired surrogate escape (\\ud800-\\udfff without its "
+        "pair), which is not text; fix or remove it"
+    )
 
 
 def _all_at_once(lines: list[str]) -> list[Any] | None:
@@ -120,7 +152,28 @@ def _all_at_once(lines: list[str]) -> list[Any] | None:
 def jsonl_values(text: str, display: str, problems: list[str]) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` for each non-blank JSONL line.
 
-    A malformed line is added to ``problems`` and skipped, so one run reports every bad line.
+    A malformed line (or one with half a surrogate pair) is added to ``problems`` and
+    skipped, so one run reports every bad line.
+    """
+    values = _line_values(text, display, problems)
+    if _SURROGATE_ESCAPE.search(text) is None:  # the usual file: nothing more to check
+        return values
+    return _text_only(values, display, problems)
+
+
+def _text_only(
+    values: Iterator[tuple[int, Any]], display: str, problems: list[str]
+) -> Iterator[tuple[int, Any]]:
+    for number, raw in values:
+        if _lone_surrogate(raw):
+            problems.append(_surrogate_problem(f"{display}:{number}"))
+            continue
+        yield number, raw
+
+
+def _line_values(text: str, display: str, problems: list[str]) -> Iterator[tuple[int, Any]]:
+    """:func:`jsonl_values` without the surrogate check.
+
     Lines are parsed a chunk at a time (a chunk's values alive at once, not the whole file's):
     first as they are (a blank line, or one with no or two values, makes the chunk fail),
     then without the blank lines, then line by line.
@@ -171,6 +224,8 @@ def load_json(path: Path, display: str) -> GoldenSet:
     if not text.strip():
         raise GoldenSetError(f"golden set {display} is empty (expected a JSON list of cases)")
     data = _parse_json(text, display)
+    if _SURROGATE_ESCAPE.search(text) is not None and _lone_surrogate(data):
+        raise GoldenSetError(_surrogate_problem(display))
     if isinstance(data, Mapping):
         extra = [key for key in data if key != "cases"]
         if extra:

@@ -40,7 +40,8 @@ def _resolve(source: str | os.PathLike[str], base_dirs: Sequence[Path]) -> Path:
         candidates = [raw]
     else:
         bases = list(base_dirs) or [Path.cwd()]
-        candidates = [Path(base) / raw for base in bases]
+        # The test's folder is often the rootdir: try (and list) each place once.
+        candidates = list(dict.fromkeys(Path(base) / raw for base in bases))
     for candidate in candidates:
         if candidate.exists():
             return candidate.resolve()

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_ragcheck.display import shorten
+
 if TYPE_CHECKING:
     from pytest_ragcheck.evaluation import Progress
     from pytest_ragcheck.options import RagcheckOptions
@@ -148,7 +150,8 @@ def write_reports(
             reason = exc.strerror or str(exc)
             _say(config, "error", f"ragcheck: could not write the report {path}: {reason}")
         except Exception as exc:  # a report bug must not cost the user the run
-            _say(config, "error", f"ragcheck: could not render the report {path}: {exc!r}")
+            reason = shorten(f"{type(exc).__name__}: {exc}", 300)  # never the whole text
+            _say(config, "error", f"ragcheck: could not render the report {path}: {reason}")
         else:
             took = time.perf_counter() - start
             _say(config, "info", f"ragcheck report: {path} ({size / 1e6:.1f} MB, {took:.1f} s)")
@@ -168,7 +171,8 @@ def write_reports(
                 f"(GITHUB_STEP_SUMMARY={summary}): {reason}",
             )
         except Exception as exc:
-            _say(config, "error", f"ragcheck: could not render the GitHub job summary: {exc!r}")
+            reason = shorten(f"{type(exc).__name__}: {exc}", 300)
+            _say(config, "error", f"ragcheck: could not render the GitHub job summary: {reason}")
 
     if config.pluginmanager.get_plugin("terminalreporter") is None:
         for _, text in config.stash.get(MESSAGES, []):

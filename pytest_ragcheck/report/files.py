@@ -8,6 +8,7 @@ on the other hand, is a usage error before any test runs (see
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ragcheck.options import FORMATS, ReportPathError, parse_report_paths
+from pytest_ragcheck.report.packing import ESCAPE
 
 __all__ = [
     "FORMATS",
@@ -94,11 +96,14 @@ def write_report(path: Path, document: Mapping[str, Any]) -> int:
 def write_file(path: Path, text: str | Iterable[str]) -> int:
     """Write ``text`` (or its pieces) atomically: a reader never sees half a report; creates
     the folder. Returns the bytes written."""
+    folder = next(p for p in (path.parent, *path.parent.parents) if p.exists())
+    if not folder.is_dir():  # mkdir would only say "File exists"
+        raise NotADirectoryError(errno.ENOTDIR, f"{folder} is a file, not a folder")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
     try:
         # open() rather than mkstemp: the file gets the usual permissions (umask), not 0600.
-        with open(tmp, "x", encoding="utf-8", newline="\n") as handle:
+        with open(tmp, "x", encoding="utf-8", errors=ESCAPE, newline="\n") as handle:
             for piece in (text,) if isinstance(text, str) else text:
                 handle.write(piece)
             size = handle.tell()
@@ -136,6 +141,6 @@ def append_github_summary(
                 f"the job summary already holds {existing} bytes, no room left under "
                 f"GitHub's {cap // 1024} KiB limit"
             )
-        data = lead + text.encode("utf-8")
+        data = lead + text.encode("utf-8", ESCAPE)
         handle.write(data)
     return len(data)

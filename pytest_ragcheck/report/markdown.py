@@ -6,6 +6,7 @@ red is the first thing on the page; details per test follow.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from typing import Any
@@ -14,6 +15,7 @@ from pytest_ragcheck.checks import update_command
 from pytest_ragcheck.display import shorten
 from pytest_ragcheck.report.document import sort_for_attention
 from pytest_ragcheck.report.labels import FAILING, ICONS, TEST_STATUSES, word
+from pytest_ragcheck.report.packing import ESCAPE
 from pytest_ragcheck.report.terminal import (
     detectable_text,
     format_delta,
@@ -31,16 +33,34 @@ WORST_CASES = 5
 
 
 def cell(text: object) -> str:
-    """Text safe inside a Markdown table cell (one line, pipes escaped)."""
+    """Text safe inside a Markdown table cell (one line, pipes escaped, no HTML or entity)."""
     flat = " ".join(str(text).split())
-    return flat.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+    return flat.replace("\\", "\\\\").replace("|", "\\|").replace("&", "&amp;").replace("<", "&lt;")
 
 
-def code(text: str) -> str:
-    """Inline code that survives backticks in ``text``."""
-    fence = "``" if "`" in text else "`"
-    pad = " " if "`" in text else ""
-    return f"{fence}{pad}{cell(text)}{pad}{fence}"
+#: Characters that would format a user's text (``__init__`` in bold, ``[a](b)`` a link).
+_FORMATTING = re.compile(r"([`*_\[\]~])")
+
+
+def literal(text: object) -> str:
+    """A user's text (a query, an answer, document ids) in a table cell, shown as written:
+    :func:`cell`, with Markdown's formatting characters escaped too."""
+    return _FORMATTING.sub(r"\\\1", cell(text))
+
+
+def code(text: str, *, in_table: bool = True) -> str:
+    """Inline code that shows ``text`` as written, on one line, whatever backticks it holds.
+
+    Nothing is escaped inside code (``&lt;`` or ``\\\\`` would show as typed), except a pipe
+    in a table cell, which GitHub's tables read as ``\\|`` even there.
+    """
+    flat = " ".join(str(text).split())
+    if in_table:
+        flat = flat.replace("|", "\\|")
+    ticks = max((len(run) for run in re.findall("`+", flat)), default=0)
+    fence = "`" * (ticks + 1)
+    pad = " " if ticks else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
 
 
 def _name(test: Mapping[str, Any]) -> str:
@@ -80,7 +100,8 @@ def changes(test: Mapping[str, Any]) -> str:
     metrics: Sequence[Mapping[str, Any]] = test["metrics"]
     failing = [m for m in metrics if m["status"] not in ("pass", "new", "improved")]
     improved = [m for m in metrics if m["status"] == "improved"]
-    shown = failing + improved or [m for m in metrics if m["kind"] != "latency"]
+    quality = [m for m in metrics if m["kind"] != "latency"]
+    shown = failing + improved or quality or list(metrics)  # a latency-only test: latency
     text = " · ".join(_metric_change(m) for m in shown)
     if test.get("problems"):
         first = test["problems"][0].strip().splitlines()[0] if test["problems"][0].strip() else ""
@@ -170,10 +191,10 @@ def case_lines(test: Mapping[str, Any]) -> list[str]:
         ]
         for change in case_changes[:WORST_CASES]:
             rows.append(
-                f"| {code(str(change['id']))} | {cell(shorten(change['query'], 80))} | "
+                f"| {code(str(change['id']))} | {literal(shorten(change['query'], 80))} | "
                 f"{format_number(metric, change.get('before'))} | "
                 f"{format_number(metric, change.get('after'))} | "
-                f"{cell('; '.join(change.get('explain') or []))} |"
+                f"{literal('; '.join(change.get('explain') or []))} |"
             )
         return rows
     failing = [m for m in test["metrics"] if m["status"] == "below_floor"]
@@ -192,9 +213,9 @@ def case_lines(test: Mapping[str, Any]) -> list[str]:
         "|---|---|--:|" + ("---|" if answers else ""),
     ]
     for case in scored[:WORST_CASES]:
-        answer = f" {cell(shorten(case.get('answer') or '', 120))} |" if answers else ""
+        answer = f" {literal(shorten(case.get('answer') or '', 120))} |" if answers else ""
         rows.append(
-            f"| {code(str(case['id']))} | {cell(shorten(case['query'], 80))} | "
+            f"| {code(str(case['id']))} | {literal(shorten(case['query'], 80))} | "
             f"{format_number(metric, case['values'][metric])} |{answer}"
         )
     return rows
@@ -220,7 +241,8 @@ def _improvement_hint(tests: Sequence[Mapping[str, Any]]) -> list[str]:
     nodeids = improved_nodeids(tests)
     if not nodeids:
         return []
-    return ["", f"📈 Improved beyond tolerance; to record it: {code(update_command(nodeids))}"]
+    command = code(update_command(nodeids), in_table=False)
+    return ["", f"📈 Improved beyond tolerance; to record it: {command}"]
 
 
 def render_markdown(document: Mapping[str, Any], *, limit: int = GITHUB_SUMMARY_LIMIT) -> str:
@@ -260,7 +282,7 @@ def render_markdown(document: Mapping[str, Any], *, limit: int = GITHUB_SUMMARY_
         )
     text = head + "".join(sections[:kept]) + note + tail
     if _size(text) > limit:  # an overview table alone past the limit: cut it too
-        cut = text.encode("utf-8")[: limit - _NOTE_ROOM].decode("utf-8", "ignore")
+        cut = text.encode("utf-8", ESCAPE)[: limit - _NOTE_ROOM].decode("utf-8", "ignore")
         text = cut.rsplit("\n", 1)[0] + "\n\n> Report cut at 1 MiB; see the JSON report.\n"
     return text
 
@@ -270,13 +292,14 @@ _NOTE_ROOM = 512
 
 
 def _size(text: str) -> int:
-    return len(text.encode("utf-8"))
+    return len(text.encode("utf-8", ESCAPE))
 
 
 def _section(test: Mapping[str, Any]) -> str:
     lines = [
         "",
-        f"## {ICONS.get(test['status'], '')} {code(_name(test))}: {word(test['status'])}",
+        f"## {ICONS.get(test['status'], '')} {code(_name(test), in_table=False)}: "
+        f"{word(test['status'])}",
         "",
         cell(test.get("header") or test.get("source") or ""),
         "",
@@ -293,7 +316,8 @@ def comparison_markdown(document: Mapping[str, Any]) -> list[str]:
     for data in document.get("comparisons") or []:
         rows = comparison_cells(data)
         text = comparison_lines(data)
-        lines += ["", f"## Compared: {code(str(data['nodeid']))}", "", cell(text[0]), ""]
+        heading = f"## Compared: {code(str(data['nodeid']), in_table=False)}"
+        lines += ["", heading, "", cell(text[0]), ""]
         lines.append("| " + " | ".join(cell(c) for c in rows[0]) + " |")
         lines.append("|---" * len(rows[0]) + "|")
         lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows[1:]]
@@ -327,7 +351,7 @@ def render_github_summary(document: Mapping[str, Any], *, budget: int) -> str:
     n = len(tests)
 
     def size(text: str) -> int:
-        return len(text.encode("utf-8"))
+        return len(text.encode("utf-8", ESCAPE))
 
     # Prefix sums of sizes (each row or block plus its newline), so trimming stays linear.
     row_sizes = [0, *accumulate(size(r) + 1 for r in rows)]

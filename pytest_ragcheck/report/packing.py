@@ -7,10 +7,26 @@ report writes out as it is (:func:`unpacked_text`), never holding the whole text
 
 from __future__ import annotations
 
+import codecs
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 
-__all__ = ["pack", "unpacked_text"]
+__all__ = ["ESCAPE", "pack", "unpacked_text"]
+
+#: The encoding error handler of report text: half a surrogate pair (an id or a chunk read
+#: with ``surrogateescape``) cannot be UTF-8, so it is written as the text ``\\udcff`` (a
+#: JSON string's escaped backslash; JSON readers refuse a lone ``\udcff`` escape).
+ESCAPE = "ragcheck.surrogates"
+
+
+def _escape_surrogates(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    bad = exc.object[exc.start : exc.end]
+    return "".join(f"\\\\u{ord(char):04x}" for char in bad), exc.end
+
+
+codecs.register_error(ESCAPE, _escape_surrogates)
 
 #: Characters of entries compressed at a time (bounds the text held at once while packing).
 _PIECE = 1 << 22
@@ -51,12 +67,12 @@ def _pieces(entries: Iterable[str], redact: Callable[[str], str]) -> Iterator[by
         pieces.append(entry)
         size += len(entry)
         if size >= _PIECE:
-            yield redact(lead + ",".join(pieces)).encode("utf-8")
+            yield redact(lead + ",".join(pieces)).encode("utf-8", ESCAPE)
             pieces.clear()
             size = 0
             lead = ","
     if pieces:
-        yield redact(lead + ",".join(pieces)).encode("utf-8")
+        yield redact(lead + ",".join(pieces)).encode("utf-8", ESCAPE)
 
 
 def unpacked_text(blob: bytes, *, size: int = 1 << 20) -> Iterator[str]:
@@ -72,8 +88,6 @@ class _Utf8Pieces:
     """Bytes to text across piece boundaries (a character may straddle two pieces)."""
 
     def __init__(self) -> None:
-        import codecs
-
         self._decoder = codecs.getincrementaldecoder("utf-8")()
 
     def feed(self, data: bytes, *, final: bool = False) -> str:

@@ -639,12 +639,16 @@
     return node;
   }
 
+  // A link edited by hand may hold a "%" that is no escape: read it as typed.
+  function decoded(text) {
+    try { return decodeURIComponent(text); } catch (e) { return text; }
+  }
   function route() {
-    var hash = decodeURIComponent(location.hash.slice(1));
+    var hash = decoded(location.hash.slice(1));
     var m = /^case=(\d+)\/(.*)$/.exec(location.hash.slice(1));
     if (m) {
       var t = tests[Number(m[1])];
-      if (t) { openCase(t, decodeURIComponent(m[2]), false); }
+      if (t) { openCase(t, decoded(m[2]), false); }
       return;
     }
     var n = /^test=(\d+)$/.exec(hash);

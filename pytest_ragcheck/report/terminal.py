@@ -156,7 +156,8 @@ def _compact(test: Mapping[str, Any], markup: bool) -> Line:
     parts: list[str] = []
     failing = [m for m in test["metrics"] if m["status"] not in ("pass", "new", "improved")]
     improved = [m for m in test["metrics"] if m["status"] == "improved"]
-    shown = failing + improved or [m for m in test["metrics"] if m["kind"] != "latency"]
+    quality = [m for m in test["metrics"] if m["kind"] != "latency"]
+    shown = failing + improved or quality or test["metrics"]  # a latency-only test: latency
     for m in shown:
         text = f"{m['name']} {format_number(m['name'], m.get('value'))}"
         if m["status"] == "improved":

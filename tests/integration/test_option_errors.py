@@ -69,7 +69,7 @@ BAD_VALUES = [
     pytest.param(
         [],
         {"ragcheck_report": "r.json, r"},
-        "--ragcheck-report=r: unknown report format (no extension)",
+        "ini ragcheck_report=r: unknown report format (no extension)",
         id="ini-report",
     ),
     pytest.param(
