@@ -23,7 +23,7 @@ def evaluate(
     cases: str | os.PathLike[str] | Sequence[Any],
     *,
     k: int | None = 10,
-    metrics: Sequence[str] | None = None,
+    metrics: str | Sequence[str] | None = None,
     judge: str | Mapping[str, Any] | JudgeSettings | None = None,
     **options: Any,
 ) -> Result:
@@ -46,7 +46,7 @@ def compare(
     cases: str | os.PathLike[str] | Sequence[Any],
     *,
     k: int | None = 10,
-    metrics: Sequence[str] | None = None,
+    metrics: str | Sequence[str] | None = None,
     significance: float | None = 0.05,
     judge: str | Mapping[str, Any] | JudgeSettings | None = None,
     **options: Any,
@@ -72,7 +72,7 @@ def compare(
 def _prepare(
     cases: str | os.PathLike[str] | Sequence[Any],
     k: int | None,
-    metrics: Sequence[str] | None,
+    metrics: str | Sequence[str] | None,
     judge: str | Mapping[str, Any] | JudgeSettings | None,
     options: Mapping[str, Any],
     *,
@@ -82,8 +82,8 @@ def _prepare(
     from pytest_ragcheck.golden import load_golden
 
     kw: dict[str, Any] = {"k": k, **options}
-    if metrics is not None:
-        kw["metrics"] = list(metrics)
+    if metrics is not None:  # one name, or names, as the marker takes them
+        kw["metrics"] = metrics if isinstance(metrics, str) else list(metrics)
     settings = build_settings(kw, defaults=Defaults(judge=_judge(judge)), where=where)
     golden = load_golden(
         cases if not isinstance(cases, os.PathLike) else os.fspath(cases),

@@ -148,6 +148,10 @@ def pytest_runtest_makereport(
     records = item.stash.get(ITEM_RECORDS, None)
     if records and report.when == "call":
         # Plain JSON-safe data: pytest-xdist ships it to the controller with the report.
+        if is_worker(item.config):
+            from pytest_ragcheck.report.record import utf8_safe
+
+            records = utf8_safe(records)
         report.ragcheck = records  # type: ignore[attr-defined]
     comparisons = item.stash.get(ITEM_COMPARISONS, None)
     if comparisons and report.when == "call":

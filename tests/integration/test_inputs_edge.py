@@ -225,8 +225,9 @@ def undecodable(query):
 
 
 @pytest.mark.parametrize("cases", [1, 250], ids=["small", "packed"])
-def test_reports_of_hits_that_are_not_unicode(suite, cases, monkeypatch):
-    """Every report is written, and the JSON one reads back with its own schema."""
+def test_reports_of_hits_that_are_not_unicode(suite, cases, monkeypatch, run_mode):
+    """Every report is written, and the JSON one reads back with its own schema (pytest-xdist
+    carries the record over a UTF-8 channel: it arrives with the same text)."""
     from pytest_ragcheck.report.schema import Report
 
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(suite.path / "step-summary.md"))
@@ -240,9 +241,10 @@ def test_reports_of_hits_that_are_not_unicode(suite, cases, monkeypatch):
             "from conftest import undecodable\nfrom pytest_ragcheck import ragcheck",
         )
     )
-    result = suite.run("--ragcheck-report=r.json,r.md,r.html")
+    result = suite.run("--ragcheck-report=r.json,r.md,r.html", *run_mode)
     result.assert_outcomes(failed=1)
     assert "could not" not in suite.text(result)
+    assert "INTERNALERROR" not in suite.text(result)
     report = Report.model_validate_json((suite.path / "r.json").read_text(encoding="utf-8"))
     hits = report.tests[0].cases[0].hits
     assert [hit.id for hit in hits] == ["doc-\\udcff", "a"]

@@ -30,6 +30,15 @@ def test_aggregates_are_the_mean_of_the_pure_functions() -> None:
         }
 
 
+def test_one_metric_name_may_be_a_string_as_in_the_marker() -> None:
+    one = evaluate(lambda q: RANKINGS[q], CASES, k=2, metrics="mrr")
+    listed = evaluate(lambda q: RANKINGS[q], CASES, k=2, metrics=["mrr"])
+    assert "mrr@2" in one.metrics
+    assert "recall@2" not in one.metrics
+    assert list(one.metrics) == list(listed.metrics)
+    assert one["mrr@2"] == listed["mrr@2"]
+
+
 def test_a_metric_with_no_case_value_is_absent_not_zero() -> None:
     def broken(query: str) -> list[str]:
         raise RuntimeError(f"index offline for {query}")
