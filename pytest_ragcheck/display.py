@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_UP, Decimal
 
-__all__ = ["MINUS", "format_value", "shorten", "signed"]
+__all__ = ["MINUS", "format_value", "shorten", "shown_id", "signed"]
 
 #: The real minus sign (U+2212): a delta reads ``−0.034``, not ``-0.034``.
 MINUS = "−"
@@ -43,3 +43,11 @@ def shorten(text: object, width: int = 60) -> str:
     """``text`` on one line (white space collapsed), cut to ``width`` characters with ``…``."""
     flat = " ".join(str(text).split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def shown_id(text: str, width: int = 60) -> str:
+    """An id (a case's, a document's) as a message line shows it: as written when printable,
+    else escaped as in its ``repr`` (a newline, a NUL or a terminal escape sequence in a golden
+    file or a retriever's id must not break or recolour the terminal); cut to ``width``."""
+    shown = text if text.isprintable() else repr(text)[1:-1]
+    return shown if len(shown) <= width else shown[: width - 1] + "…"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from pytest_ragcheck.display import shown_id
+
 __all__ = ["explain_case"]
 
 #: Lines per case: the failure message stays readable.
@@ -47,11 +49,11 @@ def explain_case(
     for doc in relevant:
         before, after = old[doc], new.get(doc)
         if after is None:
-            lines.append(f"{doc} rank {before} → gone")
+            lines.append(f"{shown_id(doc)} rank {before} → gone")
         elif after > before:
-            lines.append(f"{doc} rank {before} → {after}")
+            lines.append(f"{shown_id(doc)} rank {before} → {after}")
     newcomers = [
-        f"{doc} at {rank}"
+        f"{shown_id(doc)} at {rank}"
         for doc, rank in sorted(new.items(), key=lambda item: item[1])
         if rank <= cut and relevance.get(doc, 0) < 1 and old.get(doc, cut + 1) > cut
     ]

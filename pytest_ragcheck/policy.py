@@ -20,7 +20,7 @@ from pytest_ragcheck.baseline_compare import (
     not_comparable_message,
 )
 from pytest_ragcheck.checks import WORST_CASES, CaseChange, MetricCheck, Status, update_command
-from pytest_ragcheck.display import format_value, shorten, signed
+from pytest_ragcheck.display import format_value, shorten, shown_id, signed
 from pytest_ragcheck.registry import find_metric
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ def _case_change_lines(changes: list[CaseChange]) -> list[str]:
     lines = [f"  cases that got worse most ({changes[0].metric}, before → after):"]
     for change in changes:
         lines.append(
-            f"    {change.id}  {shorten(change.query)!r}  "
+            f"    {shown_id(change.id)}  {shorten(change.query)!r}  "
             f"{format_value(change.before)} → {format_value(change.after)}"
         )
         lines.extend(f"      {line}" for line in change.explain)
@@ -166,7 +166,9 @@ def _worst_lines(result: Result, name: str, *, below: float | None) -> list[str]
         f"    worst cases for {name} ({under} of {len(result.evaluated)} under {format_value(below)}):"
     ]
     for c in worst:
-        lines.append(f"      {c.id}  {shorten(c.query)!r}  {format_value(c.values[name])}")
+        lines.append(
+            f"      {shown_id(c.id)}  {shorten(c.query)!r}  {format_value(c.values[name])}"
+        )
         if c.judge.get(name):  # a judge metric: the judge's worst verdicts and reasons
             from pytest_ragcheck.judge.run import summarize_details
 
@@ -199,9 +201,9 @@ def _retriever_errors(errors: Sequence[CaseResult], evaluated: int) -> str:
     for cases in list(groups.values())[:_ERROR_KINDS]:
         error = cases[0].error
         if len(cases) == 1:
-            lines.append(f"  {cases[0].id}  {shorten(cases[0].query)!r}: {error}")
+            lines.append(f"  {shown_id(cases[0].id)}  {shorten(cases[0].query)!r}: {error}")
             continue
-        shown = ", ".join(c.id for c in cases[:_CASES_PER_ERROR])
+        shown = ", ".join(shown_id(c.id) for c in cases[:_CASES_PER_ERROR])
         more = f" and {len(cases) - _CASES_PER_ERROR} more" if len(cases) > _CASES_PER_ERROR else ""
         lines.append(f"  {len(cases)} cases: {error}")
         lines.append(f"    {shown}{more}")

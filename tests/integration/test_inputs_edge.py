@@ -280,3 +280,32 @@ def test_a_latency_only_test_shows_its_latency(suite):
     )
     overview = (suite.path / "report.md").read_text(encoding="utf-8")
     assert "| `test_rag.py::test_rag` | golden.jsonl (4 cases, k=10) | latency_p50_ms " in overview
+
+
+ESCAPE_ID = "\x1b[31mred\x1b[0m"
+LONG_ID = "x" * 10_000
+
+
+def test_hostile_ids_in_the_failure_message_are_escaped_and_cut(suite):
+    """Case ids and document ids in the failure message: a terminal escape sequence, a
+    newline or a 10 KB id is shown escaped and cut, never written to the terminal as it is."""
+    cases = [
+        {"id": ESCAPE_ID, "query": "alpha", "expected_ids": ["a"]},
+        {"id": "two\nlines", "query": "beta", "expected_ids": ["b"]},
+        {"id": LONG_ID, "query": "gamma", "expected_ids": ["c"]},
+    ]
+    suite.golden(cases)
+    good = {"alpha": ["a"], "beta": ["b"], "gamma": ["c"]}
+    worse = {"alpha": ["\x1b[2Jclear", "a"], "beta": ["z\nz", "b"], "gamma": [LONG_ID, "c"]}
+    suite.test(ragcheck_module('"golden.jsonl", k=2, min_mrr=0.9, significance=None'))
+    suite.rebaseline(good, worse)
+    result = suite.run()
+    result.assert_outcomes(failed=1)
+    text = suite.text(result)
+    assert "\x1b" not in text
+    assert "\\x1b[31mred\\x1b[0m  'alpha'" in text  # the worst cases under the floor
+    assert "two\\nlines  'beta'" in text
+    assert "x" * 59 + "…  'gamma'" in text
+    assert LONG_ID[:61] not in text
+    assert "came in: \\x1b[2Jclear at 1" in text  # the regressed cases' explanations
+    assert "came in: z\\nz at 1" in text
