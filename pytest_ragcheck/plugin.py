@@ -145,8 +145,10 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
-    records = item.stash.get(ITEM_RECORDS, None)
-    if records and report.when == "call":
+    records = item.stash.get(ITEM_RECORDS, None) if report.when == "call" else None
+    if not records and _failed_unevaluated(item, report):
+        records = [_failure_record(item, report)]  # the reports list it as failed
+    if records:
         # Plain JSON-safe data: pytest-xdist ships it to the controller with the report.
         if is_worker(item.config):
             from pytest_ragcheck.report.record import utf8_safe
@@ -175,6 +177,33 @@ def _keeps_baselines(item: pytest.Item, report: pytest.TestReport) -> bool:
     crashed = report.failed and report.when in ("setup", "call")
     no_call = report.passed and report.when == "call" and not item.stash.get(ITEM_RECORDS, None)
     return (crashed or no_call) and _may_own_baseline(item)
+
+
+def _failed_unevaluated(item: pytest.Item, report: pytest.TestReport) -> bool:
+    """A ragcheck test (marker, or fixture) that failed in setup or call without any record."""
+    if not report.failed or report.when not in ("setup", "call"):
+        return False
+    if item.stash.get(ITEM_RECORDS, None) or item.stash.get(ITEM_COMPARISONS, None):
+        return False  # its evaluations are reported; a comparison-only test has its tables
+    return item.get_closest_marker(MARKER) is not None or "ragcheck" in getattr(
+        item, "fixturenames", ()
+    )
+
+
+def _failure_record(item: pytest.Item, report: pytest.TestReport) -> dict[str, Any]:
+    from pytest_ragcheck.redact import redact_data
+    from pytest_ragcheck.report.record import failure_record
+
+    crash = getattr(report.longrepr, "reprcrash", None)
+    message = crash.message if crash is not None else report.longreprtext
+    message = message.removeprefix("Failed: ")  # pytest.fail's own word: the entry says failed
+    try:
+        cases = (marker_kwargs(item) or {}).get("cases")
+    except Exception:
+        cases = None
+    header = f"{cases} (not evaluated)" if isinstance(cases, str) else "not evaluated"
+    when = "" if report.when == "call" else f"in {report.when}: "
+    return redact_data(failure_record(nodeid=item.nodeid, header=header, message=when + message))
 
 
 def _may_own_baseline(item: pytest.Item) -> bool:

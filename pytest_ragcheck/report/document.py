@@ -134,7 +134,7 @@ def normalise(record: Mapping[str, Any], call: int = 0) -> dict[str, Any]:
             "n_cases": result.get("n_cases", len(cases)),
             "n_errors": result.get("n_errors", 0),
             "n_skipped": result.get("n_skipped", 0),
-            "config": record.get("settings") or {},
+            "config": record.get("settings"),  # None: failed before its evaluation
             "aggregates": dict(aggregates),
             "metrics": metrics,
             "baseline": baseline,

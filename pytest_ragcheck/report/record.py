@@ -41,6 +41,7 @@ __all__ = [
     "TEXT_LIMIT",
     "build_record",
     "clip",
+    "failure_record",
     "json_safe",
     "junit_properties",
     "metric_kind",
@@ -63,6 +64,18 @@ def safe_url(url: str | None) -> str | None:
     if port is not None:
         host = f"{host}:{port}"
     return urlunsplit((parts.scheme if has_scheme else "", host, parts.path, "", "")).lstrip("/")
+
+
+def failure_record(*, nodeid: str, header: str, message: str) -> dict[str, Any]:
+    """The record of a ragcheck test that failed before any evaluation (a damaged golden set,
+    a bad keyword, a fixture that raised): the reports list it as failed with its message, so
+    they never read "1 passed" for a run whose other ragcheck tests could not run."""
+    problem = clip(" ".join(message.split()), QUERY_LIMIT) or "failed before its evaluation"
+    return {
+        "nodeid": nodeid,
+        "header": header,
+        "verdict": {"failed": True, "problems": [f"not evaluated: {problem}"]},
+    }
 
 
 def utf8_safe(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

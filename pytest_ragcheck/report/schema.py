@@ -225,7 +225,11 @@ class Entry(_Strict):
     n_cases: int
     n_errors: int
     n_skipped: int
-    config: EntryConfig
+    config: EntryConfig | None = Field(
+        description="the effective settings; null for a test that failed before its "
+        "evaluation (a damaged golden set, a bad keyword, a fixture that raised), whose "
+        "problems say why"
+    )
     aggregates: dict[str, float | None] = Field(description="metric -> mean over cases")
     metrics: list[MetricEntry]
     baseline: dict[str, Any] | None = Field(

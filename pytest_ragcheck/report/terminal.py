@@ -76,6 +76,8 @@ def _bound_text(metric: Mapping[str, Any]) -> str:
 
 def _table(test: Mapping[str, Any], markup: bool) -> list[Line]:
     metrics: Sequence[Mapping[str, Any]] = test["metrics"]
+    if not metrics:  # failed before its evaluation: its problem says why
+        return []
     with_baseline = bool((test.get("config") or {}).get("baseline", True)) or any(
         m.get("baseline") is not None for m in metrics
     )

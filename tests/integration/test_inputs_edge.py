@@ -309,3 +309,88 @@ def test_hostile_ids_in_the_failure_message_are_escaped_and_cut(suite):
     assert LONG_ID[:61] not in text
     assert "came in: \\x1b[2Jclear at 1" in text  # the regressed cases' explanations
     assert "came in: z\\nz at 1" in text
+
+
+UNEVALUATED = """
+import os
+
+import pytest
+from pytest_ragcheck import ragcheck
+
+
+@pytest.fixture
+def broken_index():
+    raise RuntimeError("index not built with key " + os.environ["RAGCHECK_TEST_API_KEY"])
+
+
+@ragcheck("dup.jsonl", k=2, baseline=False)
+def test_damaged(ragcheck, retriever):
+    ragcheck(retriever)
+
+
+@ragcheck("golden.jsonl", k=2, baseline=False)
+def test_bad_keyword(ragcheck, retriever):
+    ragcheck(retriever, kk=3)
+
+
+@ragcheck("golden.jsonl", k=2, baseline=False)
+def test_setup(ragcheck, broken_index):
+    pass
+
+
+@ragcheck("golden.jsonl", k=2, baseline=False)
+def test_good(ragcheck, retriever):
+    ragcheck(retriever)
+
+
+def test_unrelated():
+    assert False, "not a ragcheck test"
+"""
+
+
+@needs_chromium
+def test_tests_that_fail_before_their_evaluation_are_in_every_report(
+    suite, run_mode, monkeypatch, tmp_path
+):
+    """A damaged golden set, a bad keyword or a fixture that raised: the test is listed as
+    failed with the reason in the terminal summary and every report, never "1 passed"."""
+    from pytest_ragcheck.report.schema import Report
+
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(suite.path / "step-summary.md"))
+    monkeypatch.setenv("RAGCHECK_TEST_API_KEY", "sk-unevaluated-secret-1234")
+    suite.write("dup.jsonl", GOOD + "\n" + GOOD + "\n")
+    suite.make(UNEVALUATED)
+    result = suite.run("--ragcheck-report=r.json,r.md,r.html", *run_mode)
+    result.assert_outcomes(passed=1, failed=3, errors=1)
+    text = suite.text(result)
+    assert "ragcheck: 4 tests — 3 failed, 1 passed" in text
+    assert "INTERNALERROR" not in text
+    assert "  metric  value  baseline" not in text  # no empty metrics table
+    reasons = {
+        "test_damaged": "not evaluated: dup.jsonl:2: duplicate id 'q1' (also on line 1)",
+        "test_bad_keyword": "not evaluated: ragcheck(...): unknown keyword 'kk'",
+        "test_setup": "not evaluated: in setup: RuntimeError: index not built",
+    }
+    report = Report.model_validate_json((suite.path / "r.json").read_text(encoding="utf-8"))
+    entries = {t.nodeid.split("::")[1]: t for t in report.tests}
+    assert set(entries) == {*reasons, "test_good"}  # not the unrelated test
+    assert report.summary.failed == 3
+    assert report.summary.passed == 1
+    for name, reason in reasons.items():
+        assert entries[name].status == "failed"
+        assert entries[name].config is None
+        assert entries[name].problems[0].startswith(reason), entries[name].problems
+        assert f"  ! {reason}" in text
+    assert entries["test_good"].config is not None
+    markdown = (suite.path / "r.md").read_text(encoding="utf-8")
+    summary = (suite.path / "step-summary.md").read_text(encoding="utf-8")
+    html = (suite.path / "r.html").read_text(encoding="utf-8")
+    for written in (markdown, summary):
+        assert "4 tests: 3 failed, 1 passed" in written
+        assert "index not built with key [redacted]" in written
+    for written in (markdown, summary, html, (suite.path / "r.json").read_text(encoding="utf-8")):
+        assert "sk-unevaluated-secret-1234" not in written
+    with Browser(tmp_path / "profile", width=1280, height=900) as browser:
+        browser.open((suite.path / "r.html").as_uri())  # waits for the page to say it rendered
+        assert browser.eval("document.querySelectorAll('section.test').length") == 4
+        assert "index not built" in browser.eval("document.body.innerText")
