@@ -176,9 +176,15 @@ def _valid_keywords_text() -> str:
 
 def _tolerance_name(name: str, k: int | None) -> str:
     try:
-        return parse_metric(name, k).name
+        spec = parse_metric(name, k)
     except ConfigError as exc:
         raise ConfigError(f"tolerances: {exc}") from None
+    if spec.kind == "latency":  # it would be ignored: latency has no baseline to drop from
+        raise ConfigError(
+            f"tolerances: {name!r} is a latency, which is not compared with the baseline; "
+            f"bound it with max_{spec.name}=<milliseconds>"
+        )
+    return spec.name
 
 
 def _check_keywords(kwargs: Mapping[str, Any], where: str) -> None:

@@ -77,3 +77,18 @@ def test_a_utf16_file_is_named_as_such(tmp_path: Path, name: str) -> None:
     assert load_error(path).endswith(
         f"{name} is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8"
     )
+
+
+@pytest.mark.parametrize("name", ["latency_p95_ms", "latency_max_ms"])
+def test_a_tolerance_on_a_latency_is_a_usage_error(name: str) -> None:
+    """Latency is never compared with the baseline: the tolerance would be ignored."""
+    from pytest_ragcheck.config import build_settings
+    from pytest_ragcheck.errors import ConfigError
+
+    with pytest.raises(ConfigError) as caught:
+        build_settings({"tolerances": {name: 5.0}})
+    assert str(caught.value) == (
+        f"tolerances: {name!r} is a latency, which is not compared with the baseline; "
+        f"bound it with max_{name}=<milliseconds>"
+    )
+    assert build_settings({"tolerances": {"mrr": 0.05}}).allowed_drop("mrr@10") == 0.05
