@@ -36,6 +36,15 @@ Mode = Literal["ids", "texts", "none"]
 _GRADES_KEY = "_grades_built"
 
 
+def _is_text(case: GoldenCase) -> bool:
+    """Whether the case's hashed strings can be written as UTF-8."""
+    try:
+        "".join((case.id, *scored_json(case))).encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def derive_case_id(query: str) -> str:
     """The id of a case that has none: ``"q-"`` + the first 10 hex digits of SHA-1(query).
 
@@ -196,7 +205,15 @@ class GoldenSet:
     def _hashes(self) -> tuple[str, dict[str, str]]:
         """Both hashes in one pass: each case's canonical JSON is written once for both."""
         with no_collections():
-            return all_hashes(self.cases)
+            try:
+                return all_hashes(self.cases)
+            except UnicodeEncodeError:  # cases given as objects: files are checked as read
+                case = next(c for c in self.cases if not _is_text(c))
+                raise GoldenSetError(
+                    f"{self.source}: case {case.id!r}: a string holds half a surrogate pair "
+                    "(\\ud800-\\udfff without its pair, e.g. from a name decoded with "
+                    "surrogateescape), which is not text; fix or remove it"
+                ) from None
 
     def subset_hash(self, ids: Collection[str]) -> str:
         """``content_hash`` of the cases whose id is in ``ids``, in this set's order.

@@ -92,3 +92,26 @@ def test_a_tolerance_on_a_latency_is_a_usage_error(name: str) -> None:
         f"bound it with max_{name}=<milliseconds>"
     )
     assert build_settings({"tolerances": {"mrr": 0.05}}).allowed_drop("mrr@10") == 0.05
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        {"id": "c1", "query": "q", "expected_ids": ["doc\udcff"]},
+        {"id": "c1", "query": "caf\udce9"},
+        {"id": "c\udcff", "query": "q", "expected_ids": ["d"]},
+    ],
+)
+def test_cases_given_as_objects_with_half_a_surrogate_pair_are_a_golden_set_error(
+    case: dict[str, Any],
+) -> None:
+    """As in a golden file: an error naming the case, not a UnicodeEncodeError from hashing."""
+    from pytest_ragcheck import evaluate
+
+    good = {"id": "c0", "query": "fine", "expected_ids": ["d"]}
+    with pytest.raises(GoldenSetError) as caught:
+        evaluate(lambda q: ["d"], [good, case], empty="zero")
+    assert str(caught.value).startswith(
+        f"<cases>: case {case['id']!r}: a string holds half a surrogate pair"
+    )
+    assert evaluate(lambda q: ["d"], [good])["mrr@10"] == 1.0
