@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.baseline_rows import CaseBlock, same_cases
 from pytest_ragcheck.errors import BaselineError
+from pytest_ragcheck.json_keys import unique_keys
 
 if TYPE_CHECKING:
     from pytest_ragcheck.baseline_doc import BaselineDoc
 
 __all__ = [
-    "DuplicateKeyError",
     "LazyHits",
     "read_canonical",
     "read_cases",
@@ -51,30 +51,11 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not allowed")
 
 
-class DuplicateKeyError(ValueError):
-    """A key given twice in one JSON object, which ``json`` would silently keep the last of."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
 def strict_loads(text: str) -> Any:
     """``json.loads`` of a full read: NaN, Infinity and a key repeated in one object raise
-    ``ValueError`` (:class:`DuplicateKeyError`); ``json`` would keep the last of two keys, so a
-    case id on two lines after a merge would lose one of them without a word."""
-    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found = dict(pairs)
-    if len(found) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise DuplicateKeyError(key)
-            seen.add(key)
-    return found
+    ``ValueError`` (a repeated key: :class:`~pytest_ragcheck.json_keys.DuplicateKeyError`;
+    a case id on two lines after a merge would otherwise lose one of them without a word)."""
+    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=unique_keys)
 
 
 def read_canonical(

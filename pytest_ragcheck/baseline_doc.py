@@ -15,9 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pytest_ragcheck.baseline_bulk import DuplicateKeyError, read_canonical, strict_loads
+from pytest_ragcheck.baseline_bulk import read_canonical, strict_loads
 from pytest_ragcheck.baseline_rows import case_block, result_cases
 from pytest_ragcheck.errors import BaselineError
+from pytest_ragcheck.json_keys import DuplicateKeyError
 from pytest_ragcheck.result import hit_ids
 from pytest_ragcheck.sorting import natural_order
 

@@ -18,6 +18,7 @@ from pytest_ragcheck.errors import GoldenSetError, did_you_mean
 from pytest_ragcheck.golden.build import CaseBuilder
 from pytest_ragcheck.golden.model import GoldenSet
 from pytest_ragcheck.ids import IdError, as_id
+from pytest_ragcheck.json_keys import DuplicateKeyError, unique_keys
 
 __all__ = [
     "display_path",
@@ -63,25 +64,8 @@ def split_lines(text: str) -> Iterator[tuple[int, str]]:
         yield number, line.rstrip("\r")
 
 
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
-    return out
-
-
 # One shared decoder: json.loads(..., object_pairs_hook=...) would build a new one per line.
-_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys)
+_DECODER = json.JSONDecoder(object_pairs_hook=unique_keys)
 
 
 def _parse_json(text: str, display: str, line: int | None = None) -> Any:
@@ -94,7 +78,7 @@ def _parse_json(text: str, display: str, line: int | None = None) -> Any:
     except json.JSONDecodeError as exc:
         lineno = exc.lineno if line is None else line
         raise GoldenSetError(f"{display}:{lineno}:{exc.colno}: malformed JSON: {exc.msg}") from None
-    except _DuplicateKey as exc:
+    except DuplicateKeyError as exc:
         where = display if line is None else f"{display}:{line}"
         raise GoldenSetError(f"{where}: duplicate key {exc.key!r} in a JSON object") from None
     except ValueError:  # a number longer than Python converts (sys.get_int_max_str_digits)
