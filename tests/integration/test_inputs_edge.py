@@ -28,13 +28,20 @@ DEEP = "[" * 5000 + "]" * 5000
     ],
 )
 def test_deeply_nested_json_is_a_golden_set_error(suite, name, content, where):
+    text = _golden_set_error(suite, name, content)
+    assert f"{where}malformed JSON: lists or objects nested too deeply" in text
+
+
+def _golden_set_error(suite, name: str, content: str) -> str:
+    """The output of a run whose one test reads the golden file ``name`` (``content``) and
+    fails cleanly on it."""
     suite.write(name, content)
     suite.retriever()
     suite.test(ragcheck_module(f'"{name}", k=2, baseline=False'))
     result = suite.run()
     result.assert_outcomes(failed=1)
     suite.assert_clean(result)
-    assert f"{where}malformed JSON: lists or objects nested too deeply" in suite.text(result)
+    return suite.text(result)
 
 
 def test_a_cutoff_in_other_digits_is_a_usage_error(suite):
@@ -198,13 +205,8 @@ def test_a_hand_edited_link_still_renders_the_page(suite, tmp_path):
 def test_half_a_surrogate_pair_is_a_golden_set_error(suite, name, content, where):
     """JSON can spell ``\\udc00`` alone, which is no text: hashing it failed with a
     UnicodeEncodeError from inside the plugin. A whole pair (an emoji) is fine."""
-    suite.write(name, content)
-    suite.retriever()
-    suite.test(ragcheck_module(f'"{name}", k=2, baseline=False'))
-    result = suite.run()
-    result.assert_outcomes(failed=1)
-    suite.assert_clean(result)
-    assert f"{where}a string holds an unpaired surrogate escape" in suite.text(result)
+    text = _golden_set_error(suite, name, content)
+    assert f"{where}a string holds an unpaired surrogate escape" in text
 
 
 def test_a_whole_surrogate_pair_is_text(suite):
