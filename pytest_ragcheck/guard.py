@@ -65,7 +65,10 @@ class BaselineGuard:
     """Session plugin: keeps baseline files when an updating session did not complete."""
 
     def __init__(
-        self, config: pytest.Config, *, finish: Callable[[pytest.Session], None] | None = None
+        self,
+        config: pytest.Config,
+        *,
+        finish: Callable[[pytest.Session, int | pytest.ExitCode], None] | None = None,
     ) -> None:
         self.config = config
         #: The plugin's own end-of-session work (reports), run here when syrupy's clean-up
@@ -141,7 +144,7 @@ class BaselineGuard:
                 "make the __snapshots__ folder writable, or delete the stale file yourself"
             )
             if self.finish is not None:
-                self.finish(session)
+                self.finish(session, exitstatus)
         if not saved:
             return
         reason = self.incomplete_reason(session, exitstatus)

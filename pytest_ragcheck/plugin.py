@@ -252,8 +252,13 @@ def _to_report(config: pytest.Config) -> tuple[list[dict[str, Any]], RagcheckOpt
     return records, options
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
     try:
+        guard = session.config.pluginmanager.get_plugin("ragcheck-baseline-guard")
+        if guard is not None:  # the controller: the reports say when tests did not run
+            from pytest_ragcheck.report import INCOMPLETE
+
+            session.config.stash[INCOMPLETE] = guard.incomplete_reason(session, exitstatus)
         _write_reports(session.config)
     finally:
         _forget_golden_sets()

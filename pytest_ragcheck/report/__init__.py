@@ -34,6 +34,8 @@ MESSAGES = pytest.StashKey[list[tuple[str, str]]]()
 #: ``ragcheck.compare(...)`` tables of the session (``Comparison.to_dict()`` plus ``nodeid``).
 COMPARISONS = pytest.StashKey[list[dict[str, Any]]]()
 _DOCUMENT = pytest.StashKey[dict[str, Any]]()
+#: Why the session did not run every selected test ('' or absent when it did).
+INCOMPLETE = pytest.StashKey[str]()
 
 
 def report_header(options: RagcheckOptions, *, rootdir: Path) -> list[str]:
@@ -56,7 +58,11 @@ def _document(config: pytest.Config, records: list[dict[str, Any]]) -> dict[str,
         from pytest_ragcheck.redact import redact_data
         from pytest_ragcheck.report.document import build_document, run_info
 
-        run = run_info(rootdir=str(config.rootpath), pytest_version=pytest.__version__)
+        run = run_info(
+            rootdir=str(config.rootpath),
+            pytest_version=pytest.__version__,
+            incomplete=config.stash.get(INCOMPLETE, ""),
+        )
         document = redact_data(build_document(records, run=run))  # every output renders this
         comparisons = config.stash.get(COMPARISONS, [])
         if comparisons:

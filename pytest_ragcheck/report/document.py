@@ -187,7 +187,8 @@ def ci_info(environ: Mapping[str, str] | None = None) -> dict[str, Any] | None:
     }
 
 
-def run_info(*, rootdir: str, pytest_version: str) -> dict[str, Any]:
+def run_info(*, rootdir: str, pytest_version: str, incomplete: str = "") -> dict[str, Any]:
+    """``incomplete``: why the session did not run every selected test ('' when it did)."""
     from pytest_ragcheck import __version__
 
     return {
@@ -198,6 +199,7 @@ def run_info(*, rootdir: str, pytest_version: str) -> dict[str, Any]:
         "platform": f"{sys.platform} ({platform.machine()})",
         "rootdir": rootdir,
         "ci": ci_info(),
+        "incomplete": incomplete or None,
     }
 
 

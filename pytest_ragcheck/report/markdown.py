@@ -259,6 +259,12 @@ def render_markdown(document: Mapping[str, Any], *, limit: int = GITHUB_SUMMARY_
         f"{counts_text(tests, comparisons=len(document.get('comparisons') or []))} · "
         f"{cell(run.get('generator', ''))} · {cell(run.get('created_at', ''))}",
     ]
+    if run.get("incomplete"):
+        lines += [
+            "",
+            f"> ⚠️ Incomplete run: {literal(str(run['incomplete']))}; only the tests that ran "
+            "are listed.",
+        ]
     if tests:
         lines += ["", *overview(tests)]
     head = "\n".join(lines)

@@ -91,6 +91,9 @@
       run.python_version ? "Python " + run.python_version : null, run.rootdir].filter(Boolean).join(" · ");
     var ci = run.ci;
     var parts = [el("h1", { text: "ragcheck report" }), el("div", { "class": "meta", text: meta })];
+    if (run.incomplete) {
+      parts.push(el("div", { "class": "meta incomplete", text: "Incomplete run: " + run.incomplete + "; only the tests that ran are listed." }));
+    }
     if (ci) {
       parts.push(el("div", { "class": "meta" }, "GitHub Actions: ", ci.repository || "", ci.sha ? " @ " + ci.sha.slice(0, 10) : "",
         ci.ref ? " (" + ci.ref + ")" : "", " ", ci.run_url ? el("a", { href: ci.run_url, text: "run" }) : null));

@@ -73,6 +73,12 @@ class RunInfo(_Strict):
     platform: str
     rootdir: str
     ci: CiInfo | None
+    incomplete: str | None = Field(
+        default=None,
+        description="why the session did not run every selected test (interrupted, stopped "
+        "early by -x or --maxfail, collection errors): the report lists only the tests that "
+        "ran; null for a complete session and in reports of older versions",
+    )
 
 
 class Summary(_Strict):

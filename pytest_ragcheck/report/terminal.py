@@ -236,6 +236,10 @@ def render_summary(
     lines.extend(comparison_section(document, markup))
     if tests:
         lines.append([(_counts(tests), {"bold": markup})])
+    incomplete = (document.get("run") or {}).get("incomplete")
+    if incomplete:
+        text = f"ragcheck: incomplete run: {incomplete}; only the tests that ran are listed"
+        lines.append([(text, {"yellow": True} if markup else {})])
     return lines
 
 

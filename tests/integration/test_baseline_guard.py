@@ -119,9 +119,16 @@ def test_an_incomplete_session_deletes_no_baseline(suite, run_mode, monkeypatch)
         with monkeypatch.context() as env:
             for key, value in environment.items():
                 env.setenv(key, value)
-            result = suite.run("--snapshot-update", *args, *run_mode)
+            result = suite.run("--snapshot-update", *args, *run_mode, "--ragcheck-report=r.json")
         text = suite.text(result)
         assert result.ret != 0 or "skip" in name, (name, text)
+        # the reports say that the tests that did not run are not listed (pytest-xdist ends
+        # a session stopped by -x as interrupted)
+        incomplete = suite.read_json("r.json")["run"]["incomplete"]
+        assert incomplete, (name, text)
+        assert run_mode or reason in incomplete, (name, incomplete)
+        if "ragcheck summary" in text:  # a ragcheck test ran
+            assert f"ragcheck: incomplete run: {incomplete}; only the tests" in text, (name, text)
         assert suite.snapshots() == recorded, f"{name}: a baseline changed or was deleted\n{text}"
         if not run_mode:  # one process: the order is known, so files were at risk
             assert "that --snapshot-update would have deleted" in text, (name, text)
@@ -132,8 +139,10 @@ def test_an_incomplete_session_deletes_no_baseline(suite, run_mode, monkeypatch)
     suite.test(
         RAG.format(n=2).split("@ragcheck", 1)[0] + "def test_other():\n    pass\n", "test_rag_2"
     )
-    result = suite.run("--snapshot-update", *run_mode)
+    result = suite.run("--snapshot-update", *run_mode, "--ragcheck-report=r.json")
     result.assert_outcomes(passed=4)
+    assert suite.read_json("r.json")["run"]["incomplete"] is None
+    assert "incomplete run" not in suite.text(result)
     assert set(suite.snapshots()) == {p for p in BASELINES if "test_rag_1/" in p}
     assert all(suite.snapshots()[p] == recorded[p] for p in suite.snapshots())
     assert "kept" not in suite.text(result)
@@ -158,7 +167,15 @@ def test_ctrl_c_deletes_no_baseline(suite, run_mode, monkeypatch) -> None:
     monkeypatch.setenv("RAGCHECK_TEST_BLOCK", "1")
     started = suite.path / "started"
     process = subprocess.Popen(
-        [sys.executable, "-m", "pytest", *Suite.ARGS, "--snapshot-update", *run_mode],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            *Suite.ARGS,
+            "--snapshot-update",
+            "--ragcheck-report=r.json,r.md",
+            *run_mode,
+        ],
         cwd=suite.path,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -184,6 +201,11 @@ def test_ctrl_c_deletes_no_baseline(suite, run_mode, monkeypatch) -> None:
     assert process.returncode == pytest.ExitCode.INTERRUPTED, text
     assert "KeyboardInterrupt" in text
     assert suite.snapshots() == recorded, text
+    assert suite.read_json("r.json")["run"]["incomplete"] == "the session was interrupted"
+    assert (
+        "> ⚠️ Incomplete run: the session was interrupted; only the tests that ran are listed."
+        in (suite.path / "r.md").read_text(encoding="utf-8")
+    )
     if not run_mode:  # under xdist, syrupy skips its clean-up when workers are interrupted
         assert "ragcheck: kept 4 baseline file(s) that --snapshot-update would have deleted" in text
 

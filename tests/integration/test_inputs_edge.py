@@ -396,3 +396,24 @@ def test_tests_that_fail_before_their_evaluation_are_in_every_report(
         browser.open((suite.path / "r.html").as_uri())  # waits for the page to say it rendered
         assert browser.eval("document.querySelectorAll('section.test').length") == 4
         assert "index not built" in browser.eval("document.body.innerText")
+
+
+@needs_chromium
+def test_a_session_stopped_early_says_so_in_the_html_report(suite, tmp_path):
+    """Only the tests that ran are in the report: its head says the run is incomplete."""
+    suite.make(
+        ragcheck_module('"golden.jsonl", baseline=False')
+        + "\n\ndef test_unrelated():\n    assert False\n"
+        + ragcheck_module('"golden.jsonl", baseline=False', function="test_later").split("\n", 2)[2]
+    )
+    result = suite.run("-x", "-p", "no:randomly", "--ragcheck-report=r.html,r.json")
+    result.assert_outcomes(passed=1, failed=1)
+    report = suite.read_json("r.json")
+    assert [t["nodeid"] for t in report["tests"]] == ["test_rag.py::test_rag"]
+    assert report["run"]["incomplete"].startswith("the session stopped early")
+    with Browser(tmp_path / "profile", width=1280, height=900) as browser:
+        browser.open((suite.path / "r.html").as_uri())
+        shown = browser.eval("document.querySelector('.meta.incomplete').textContent")
+    assert shown == (
+        f"Incomplete run: {report['run']['incomplete']}; only the tests that ran are listed."
+    )
