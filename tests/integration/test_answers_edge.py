@@ -1,0 +1,107 @@
+"""Pipelines, framework objects and the judge's caches as a new user meets them: odd but
+plausible return values, damaged cache entries, and the messages that have to name the fix.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from harness import Suite
+from judge_fixtures import JUDGE_MODEL
+from judge_server import JudgeServer
+
+GOLDEN = [
+    {
+        "id": "fr",
+        "query": "What is the capital of France",
+        "expected_ids": ["d1"],
+        "reference_answer": "Paris is the capital of France.",
+    },
+    {
+        "id": "de",
+        "query": "What is the capital of Germany",
+        "expected_ids": ["d2"],
+        "reference_answer": "Berlin is the capital of Germany.",
+    },
+]
+PIPELINE = """
+ANSWERS = {
+    "What is the capital of France": "Paris is the capital of France.",
+    "What is the capital of Germany": "Berlin is the capital of Germany. It has an airport.",
+}
+CONTEXTS = {
+    "What is the capital of France": [{"id": "d1", "text": "Paris is the capital of France."}],
+    "What is the capital of Germany": [{"id": "d2", "text": "Berlin is the capital of Germany."}],
+}
+
+
+@pytest.fixture
+def pipeline():
+    def run(query):
+        return {"answer": ANSWERS[query], "contexts": CONTEXTS[query]}
+
+    return run
+"""
+
+
+def _judge_args(server: JudgeServer) -> list[str]:
+    return [f"--ragcheck-judge-model={JUDGE_MODEL}", f"--ragcheck-judge-api-base={server.url}"]
+
+
+@pytest.fixture(scope="module")
+def litellm_preloaded() -> None:
+    from pytest_ragcheck.judge.client import import_litellm
+
+    import_litellm()
+
+
+def _project(suite: Suite, marker: str, *, extra: str = PIPELINE) -> None:
+    suite.make(
+        f"""
+        from pytest_ragcheck import ragcheck
+
+
+        @ragcheck("golden.jsonl", {marker})
+        def test_rag(ragcheck, pipeline):
+            ragcheck(pipeline)
+        """,
+        cases=GOLDEN,
+        extra=extra,
+    )
+
+
+# --------------------------------------------------------------------------- embedding cache
+
+
+def _embedding_entries(suite: Suite) -> list[Path]:
+    return sorted((suite.path / ".ragcheck" / "judge" / "embedding").rglob("*.json"))
+
+
+@pytest.mark.usefixtures("litellm_preloaded")
+def test_a_damaged_cached_embedding_is_fetched_again_not_a_lasting_error(
+    suite: Suite, judge_server: JudgeServer
+) -> None:
+    _project(
+        suite,
+        'k=3, baseline=False, metrics=["answer_relevancy"], '
+        'judge_embedding_model="openai/embed-test"',
+    )
+    args = _judge_args(judge_server)
+    suite.run(*args).assert_outcomes(passed=1)
+    entries = _embedding_entries(suite)
+    assert entries
+    for path in entries:  # a merge gone wrong, a hand edit: NaN is what json writes for nan
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        entry["embedding"][0] = math.nan
+        path.write_text(json.dumps(entry), encoding="utf-8")
+
+    again = suite.run(*args)
+    again.assert_outcomes(passed=1)
+    Suite.assert_clean(again)
+    for path in _embedding_entries(suite):
+        vector = json.loads(path.read_text(encoding="utf-8"))["embedding"]
+        assert vector
+        assert all(math.isfinite(x) for x in vector)
