@@ -105,3 +105,61 @@ def test_a_damaged_cached_embedding_is_fetched_again_not_a_lasting_error(
         vector = json.loads(path.read_text(encoding="utf-8"))["embedding"]
         assert vector
         assert all(math.isfinite(x) for x in vector)
+
+
+# --------------------------------------------------------------------------- Haystack hint
+
+
+def _haystack_rag_pipeline() -> object:
+    """A retriever feeding a generator and an AnswerBuilder: no open 'documents' output."""
+    from haystack import Document, Pipeline, component
+    from haystack.components.builders import AnswerBuilder
+    from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+    from haystack.document_stores.in_memory import InMemoryDocumentStore
+
+    store = InMemoryDocumentStore()
+    store.write_documents(
+        [
+            Document(id="d1", content="Paris is the capital of France."),
+            Document(id="d2", content="Berlin is the capital of Germany."),
+        ]
+    )
+
+    def run(self: object, query: str, documents: list[Document]) -> dict[str, list[str]]:
+        return {"replies": [documents[0].content or ""]}
+
+    # Haystack reads the sockets' types from the annotations, which this module's
+    # ``from __future__ import annotations`` turns into strings
+    run.__annotations__ = {"query": str, "documents": list[Document], "return": dict}
+    echo = component(type("Echo", (), {"run": component.output_types(replies=list[str])(run)}))
+
+    pipe = Pipeline()
+    pipe.add_component("retriever", InMemoryBM25Retriever(store))
+    pipe.add_component("llm", echo())
+    pipe.add_component("answers", AnswerBuilder())
+    pipe.connect("retriever.documents", "llm.documents")
+    pipe.connect("llm.replies", "answers.replies")
+    pipe.connect("retriever.documents", "answers.documents")
+    return pipe
+
+
+def test_the_function_suggested_for_a_haystack_rag_pipeline_runs() -> None:
+    from pytest_ragcheck import evaluate
+    from pytest_ragcheck.errors import RetrieverError
+
+    pipe = _haystack_rag_pipeline()
+    with pytest.raises(RetrieverError) as info:
+        evaluate(pipe, GOLDEN, k=3)
+    message = str(info.value)
+    assert "found none" in message
+    assert "'answer': <the generated text>" in message  # it generates answers
+    suggested = message.split("e.g. ", 1)[1].split(" (to gate", 1)[0]
+    assert suggested == (
+        'ragcheck(lambda query: pipe.run({"retriever": {"query": query, "top_k": 3}, '
+        '"llm": {"query": query}, "answers": {"query": query}}, '
+        'include_outputs_from={"retriever"})["retriever"]["documents"])'
+    )
+    # what the user pastes works: every mandatory query input filled, the documents returned
+    retriever = eval(suggested.removeprefix("ragcheck(")[:-1], {"pipe": pipe})
+    result = evaluate(retriever, GOLDEN, k=3)
+    assert result["mrr@3"] == 1.0
