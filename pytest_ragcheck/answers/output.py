@@ -10,7 +10,7 @@ that worked before still does (a Haystack ``{"documents": [...]}`` has no answer
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["ANSWER_KEYS", "CONTEXT_KEYS", "Answer", "split_output"]
 
@@ -25,6 +25,9 @@ class Answer:
     text: str | None
     #: False when the pipeline returned an answer but no contexts key at all.
     has_contexts: bool
+    #: The dict's other keys when it has no contexts key: the message names them (LangChain's
+    #: ``create_retrieval_chain`` puts its documents under ``context``).
+    other_keys: tuple[str, ...] = field(default=(), compare=False)
 
 
 def _one_key(raw: Mapping[str, object], keys: tuple[str, ...], what: str) -> str | None:
@@ -46,6 +49,23 @@ def _answer_text(value: object, key: str) -> str | None:
     )
 
 
+def _contexts(value: object, key: str) -> object:
+    """The hits under ``key``; ``None`` or a string there is named here, where the key is
+    known (the hit reader would blame "the retriever")."""
+    if value is None:
+        raise TypeError(
+            f"the pipeline's contexts ({key!r}) are None; return a list of hits "
+            "(an empty list when nothing was retrieved)"
+        )
+    if isinstance(value, str | bytes | bytearray):
+        raise TypeError(
+            f"the pipeline's contexts ({key!r}) must be a list of hits, got "
+            f"{type(value).__name__}: {str(value)[:60]!r}; a string in that list is a document "
+            "id: return each passage as {'id': ..., 'text': ...} or as a document object"
+        )
+    return value
+
+
 def split_output(raw: object) -> tuple[Answer | None, object]:
     """``(answer, hits)``: the answer (``None`` for a plain retriever) and the raw hits.
 
@@ -59,8 +79,9 @@ def split_output(raw: object) -> tuple[Answer | None, object]:
         context_key = _one_key(raw, CONTEXT_KEYS, "contexts")
         text = _answer_text(raw[answer_key], answer_key)
         if context_key is None:
-            return Answer(text, has_contexts=False), []
-        return Answer(text, has_contexts=True), raw[context_key]
+            others = tuple(str(key) for key in raw if key != answer_key)
+            return Answer(text, has_contexts=False, other_keys=others), []
+        return Answer(text, has_contexts=True), _contexts(raw[context_key], context_key)
     if hasattr(raw, "response") and hasattr(raw, "source_nodes"):  # LlamaIndex Response
         text = _answer_text(raw.response, "response")
         nodes = raw.source_nodes

@@ -163,3 +163,66 @@ def test_the_function_suggested_for_a_haystack_rag_pipeline_runs() -> None:
     retriever = eval(suggested.removeprefix("ragcheck(")[:-1], {"pipe": pipe})
     result = evaluate(retriever, GOLDEN, k=3)
     assert result["mrr@3"] == 1.0
+
+
+# --------------------------------------------------------------------------- pipeline shapes
+
+_RETURNS = """
+@pytest.fixture
+def pipeline():
+    def run(query):
+        return {returned}
+
+    return run
+"""
+
+
+@pytest.mark.parametrize(
+    ("returned", "expected"),
+    [
+        pytest.param(
+            '{"answer": "Paris.", "contexts": "Paris is the capital of France."}',
+            "TypeError: the pipeline's contexts ('contexts') must be a list of hits, got str: "
+            "'Paris is the capital of France.'; a string in that list is a document id: "
+            "return each passage as {'id': ..., 'text': ...} or as a document object",
+            id="joined-text",
+        ),
+        pytest.param(
+            '{"response": "Paris.", "source_documents": None}',
+            "TypeError: the pipeline's contexts ('source_documents') are None; return a list "
+            "of hits (an empty list when nothing was retrieved)",
+            id="none",
+        ),
+        pytest.param(
+            '{"input": query, "answer": "Paris.", "context": [{"id": "d1", "text": "Paris."}]}',
+            "the pipeline returned an answer without contexts, but mrr@3 need them: add a "
+            "'contexts' key (or documents, source_documents, source_nodes, retrieved_contexts) "
+            "holding the retrieved hits (LangChain's create_retrieval_chain returns them under "
+            "'context': return {'answer': out['answer'], 'contexts': out['context']}), or ask "
+            "only for answer metrics",
+            id="langchain-context",
+        ),
+        pytest.param(
+            '{"answer": "Paris.", "sources": ["d1"]}',
+            "the pipeline returned an answer without contexts, but mrr@3 need them: add a "
+            "'contexts' key (or documents, source_documents, source_nodes, retrieved_contexts) "
+            "holding the retrieved hits (the dict's keys besides the answer: 'sources'), or ask "
+            "only for answer metrics",
+            id="other-key",
+        ),
+    ],
+)
+def test_pipeline_contexts_that_cannot_be_read_are_named_by_their_key(
+    suite: Suite, returned: str, expected: str
+) -> None:
+    _project(
+        suite,
+        'k=3, baseline=False, metrics=["mrr", "token_f1"]',
+        extra=_RETURNS.format(returned=returned),
+    )
+    result = suite.run()
+    result.assert_outcomes(failed=1)
+    Suite.assert_clean(result)
+    text = Suite.text(result)
+    assert expected in text
+    assert "the retriever returned" not in text  # it is the pipeline's contexts, not hits
