@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from pytest_ragcheck.answers.lexical import bleu
 from pytest_ragcheck.judge.client import _vector
 
 
@@ -14,3 +15,13 @@ def test_an_embedding_answer_with_a_non_finite_number_is_malformed(value: float)
     with pytest.raises(ValueError, match="not a finite number"):
         _vector({"embedding": [0.5, value]})
     assert _vector({"embedding": [0.5, 1]}) == [0.5, 1.0]
+
+
+@pytest.mark.parametrize(
+    "answer", ["Paris is the capital of France.", "the cat sat", "Москва столица России", "巴黎"]
+)
+def test_a_perfect_answer_has_bleu_exactly_one(answer: str) -> None:
+    # sacrebleu's own score for these is 100.00000000000004: a value above 1 would fail
+    # ``assert result["bleu"] <= 1`` and read above every floor
+    assert bleu(answer, [answer]) == 1.0
+    assert bleu(answer, ["something else entirely", answer]) == 1.0
