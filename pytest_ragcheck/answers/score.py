@@ -69,6 +69,8 @@ def apply_output(result: CaseResult, answer: Answer | None, specs: Sequence[Metr
             f"{', '.join(wants_answer)} need the pipeline's answer, but it returned "
             + ("only hits" if answer is None else "no answer (None)")
             + ": return {'answer': str, 'contexts': [hits]} (or a LlamaIndex-style response)"
+            # a query engine has .retrieve too, which wins as for any retriever
+            + ("; to test a LlamaIndex query engine, pass its .query" if answer is None else "")
         )
         return
     if answer is None or answer.has_contexts:  # a plain retriever: its hits are the contexts

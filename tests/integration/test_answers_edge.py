@@ -226,3 +226,37 @@ def test_pipeline_contexts_that_cannot_be_read_are_named_by_their_key(
     text = Suite.text(result)
     assert expected in text
     assert "the retriever returned" not in text  # it is the pipeline's contexts, not hits
+
+
+def test_a_llamaindex_query_engine_passed_whole_is_told_to_pass_its_query(suite: Suite) -> None:
+    engine = """
+    @pytest.fixture
+    def pipeline():
+        from llama_index.core import Settings, VectorStoreIndex
+        from llama_index.core.embeddings import MockEmbedding
+        from llama_index.core.llms import MockLLM
+        from llama_index.core.schema import TextNode
+
+        Settings.llm = MockLLM(max_tokens=4)
+        Settings.embed_model = MockEmbedding(embed_dim=8)
+        nodes = [TextNode(id_="d1", text="Paris."), TextNode(id_="d2", text="Berlin.")]
+        return VectorStoreIndex(nodes).as_query_engine(similarity_top_k=2)
+    """
+    _project(suite, 'k=3, baseline=False, metrics=["mrr", "token_f1"]', extra=engine)
+    result = suite.run("-W", "ignore::DeprecationWarning")
+    result.assert_outcomes(failed=1)
+    Suite.assert_clean(result)
+    assert "; to test a LlamaIndex query engine, pass its .query" in Suite.text(result)
+
+    suite.test(
+        """
+        from pytest_ragcheck import ragcheck
+
+
+        @ragcheck("golden.jsonl", k=3, baseline=False, metrics=["mrr", "token_f1"])
+        def test_rag(ragcheck, pipeline):
+            result = ragcheck(pipeline.query)
+            assert all(case.answer is not None for case in result.cases)
+        """
+    )
+    suite.run("-W", "ignore::DeprecationWarning").assert_outcomes(passed=1)
