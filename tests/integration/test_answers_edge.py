@@ -260,3 +260,54 @@ def test_a_llamaindex_query_engine_passed_whole_is_told_to_pass_its_query(suite:
         """
     )
     suite.run("-W", "ignore::DeprecationWarning").assert_outcomes(passed=1)
+
+
+# --------------------------------------------------------------------------- batches
+
+
+_STORE = """
+from langchain_core.documents import Document
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.vectorstores import InMemoryVectorStore
+
+
+class Numbers:
+    \"\"\"Not LangChain: a batch method with its own k.\"\"\"
+
+    def batch(self, queries, k=2):
+        return [[f"n{i}" for i in range(k)] for _ in queries]
+
+
+@pytest.fixture
+def store_retriever():
+    store = InMemoryVectorStore(embedding=DeterministicFakeEmbedding(size=8))
+    store.add_documents([Document(page_content=f"text {i}", id=f"n{i}") for i in range(30)])
+    return store.as_retriever()  # 4 hits per call unless told otherwise
+"""
+
+
+@pytest.mark.parametrize("method", ["", ".batch", ".abatch"])
+def test_a_bound_batch_method_gets_the_depth_like_its_object(suite: Suite, method: str) -> None:
+    suite.make(
+        f"""
+        from conftest import Numbers
+        from pytest_ragcheck import ragcheck
+
+
+        @ragcheck("golden.jsonl", k=10, baseline=False, batch_size=2)
+        def test_store(ragcheck, store_retriever):
+            result = ragcheck(store_retriever{method})
+            assert result.info["retrieval"]["max_hits"] == 10
+            assert result.info["retrieval"]["retriever"].endswith("batch (batches)")
+
+
+        @ragcheck("golden.jsonl", k=10, baseline=False, batch_size=2)
+        def test_own_k(ragcheck):
+            result = ragcheck(Numbers(){method.replace(".abatch", ".batch")})
+            assert result.info["retrieval"]["max_hits"] == 10
+        """,
+        cases=[{"id": f"q{i}", "query": f"text {i}", "expected_ids": ["n1"]} for i in range(3)],
+        extra=_STORE,
+    )
+    result = suite.run()
+    result.assert_outcomes(passed=2)
