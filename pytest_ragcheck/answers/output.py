@@ -82,6 +82,12 @@ def split_output(raw: object) -> tuple[Answer | None, object]:
             others = tuple(str(key) for key in raw if key != answer_key)
             return Answer(text, has_contexts=False, other_keys=others), []
         return Answer(text, has_contexts=True), _contexts(raw[context_key], context_key)
+    if hasattr(raw, "response_gen") and hasattr(raw, "source_nodes"):
+        raise TypeError(
+            f"the pipeline returned a streaming response ({type(raw).__name__}), whose answer "
+            "exists only once the stream is consumed: create the query engine without "
+            "streaming=True, or return response.get_response() (awaited for an async one)"
+        )
     if hasattr(raw, "response") and hasattr(raw, "source_nodes"):  # LlamaIndex Response
         text = _answer_text(raw.response, "response")
         nodes = raw.source_nodes

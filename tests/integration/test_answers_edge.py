@@ -311,3 +311,41 @@ def test_a_bound_batch_method_gets_the_depth_like_its_object(suite: Suite, metho
     )
     result = suite.run()
     result.assert_outcomes(passed=2)
+
+
+def test_a_llamaindex_streaming_response_says_how_to_get_the_answer(suite: Suite) -> None:
+    engine = """
+    @pytest.fixture
+    def pipeline():
+        from llama_index.core import Settings, VectorStoreIndex
+        from llama_index.core.embeddings import MockEmbedding
+        from llama_index.core.llms import MockLLM
+        from llama_index.core.schema import TextNode
+
+        Settings.llm = MockLLM(max_tokens=4)
+        Settings.embed_model = MockEmbedding(embed_dim=8)
+        nodes = [TextNode(id_="d1", text="Paris."), TextNode(id_="d2", text="Berlin.")]
+        return VectorStoreIndex(nodes).as_query_engine(similarity_top_k=2, streaming=True).query
+    """
+    _project(suite, 'k=3, baseline=False, metrics=["mrr", "token_f1"]', extra=engine)
+    result = suite.run("-W", "ignore::DeprecationWarning")
+    result.assert_outcomes(failed=1)
+    Suite.assert_clean(result)
+    assert (
+        "TypeError: the pipeline returned a streaming response (StreamingResponse), whose answer "
+        "exists only once the stream is consumed: create the query engine without "
+        "streaming=True, or return response.get_response()"
+    ) in Suite.text(result)
+
+    suite.test(
+        """
+        from pytest_ragcheck import ragcheck
+
+
+        @ragcheck("golden.jsonl", k=3, baseline=False, metrics=["mrr", "token_f1"])
+        def test_rag(ragcheck, pipeline):
+            result = ragcheck(lambda query: pipeline(query).get_response())
+            assert all(case.answer is not None for case in result.cases)
+        """
+    )
+    suite.run("-W", "ignore::DeprecationWarning").assert_outcomes(passed=1)
