@@ -14,7 +14,7 @@ from typing import Any
 
 from pytest_ragcheck.answers import judged
 from pytest_ragcheck.judge import scoring
-from pytest_ragcheck.judge.embeddings import Embeddings
+from pytest_ragcheck.judge.embeddings import Embeddings, blank
 from pytest_ragcheck.judge.planner import Job, Judgment, Plan
 from pytest_ragcheck.judge.prompts import ANSWER_KINDS
 from pytest_ragcheck.judge.run import JudgeRun
@@ -215,10 +215,11 @@ class Scorer:
         self.run.values.setdefault(case_id, {})[name] = scoring.mean(values)
 
     def _vectors(self, texts: list[str]) -> tuple[list[list[float]], str | None]:
+        """The texts' embeddings; a blank text has none (``[]``, cosine 0 with anything)."""
         problem = self.embeddings.problem(texts)
         if problem is not None:
             return [], problem
-        return [self.embeddings.vectors[t] for t in texts], None
+        return [[] if blank(t) else self.embeddings.vectors[t] for t in texts], None
 
     def _answer_value(self, plan: Plan, answer: dict[str, Any]) -> judged.Scored:
         kind = plan.prompt.kind

@@ -349,3 +349,53 @@ def test_a_llamaindex_streaming_response_says_how_to_get_the_answer(suite: Suite
         """
     )
     suite.run("-W", "ignore::DeprecationWarning").assert_outcomes(passed=1)
+
+
+# --------------------------------------------------------------------------- blank texts
+
+_EMPTY_ANSWER = PIPELINE.replace('"Berlin is the capital of Germany. It has an airport."', '""')
+
+
+@pytest.mark.usefixtures("litellm_preloaded")
+def test_blank_texts_are_never_sent_to_the_embedding_model(
+    suite: Suite, judge_server: JudgeServer
+) -> None:
+    # An empty answer (a refusal) and a blank question from the judge: providers reject an
+    # empty input, and with it the whole batch of every other case's texts.
+    _project(suite, "", extra=_EMPTY_ANSWER)
+    suite.test(
+        """
+        import pytest
+
+        from pytest_ragcheck import ragcheck
+
+
+        # the first judge request is about case fr's questions (judge_concurrency=1)
+        @ragcheck("golden.jsonl", k=3, baseline=False,
+                  metrics=["answer_relevancy", "answer_correctness"],
+                  judge_embedding_model="openai/embed-test", judge_concurrency=1)
+        def test_rag(ragcheck, pipeline):
+            result = ragcheck(pipeline)
+            by_id = {case.id: case.values for case in result.cases}
+            assert by_id["de"]["answer_correctness"] == 0.0  # nothing said, nothing right
+            assert by_id["de"]["answer_relevancy"] == 0.0  # no question to compare
+            assert by_id["fr"]["answer_correctness"] == pytest.approx(1.0)
+            # one of the two generated questions is blank: cosine 0 for it
+            assert 0.0 < by_id["fr"]["answer_relevancy"] < 0.6
+        """
+    )
+    judge_server.inject(
+        "answer",
+        content={"questions": [" ", "What is the capital of France?"], "noncommittal": False},
+    )
+    result = suite.run(*_judge_args(judge_server), "-p", "no:randomly")
+    result.assert_outcomes(passed=1)
+    Suite.assert_clean(result)
+    inputs = [
+        text
+        for request in judge_server.requests
+        if request.path.rstrip("/").endswith("/embeddings")
+        for text in request.body["input"]
+    ]
+    assert inputs
+    assert all(text.strip() for text in inputs)
