@@ -399,3 +399,20 @@ def test_blank_texts_are_never_sent_to_the_embedding_model(
     ]
     assert inputs
     assert all(text.strip() for text in inputs)
+
+
+def test_passages_given_as_plain_strings_are_named_as_ids(suite: Suite) -> None:
+    # RAGAS's retrieved_contexts are plain strings; here a string hit is a document id
+    ragas = """
+    @pytest.fixture
+    def pipeline():
+        def run(query):
+            return {"response": "Paris.", "retrieved_contexts": ["Paris is the capital."]}
+
+        return run
+    """
+    _project(suite, 'k=3, baseline=False, metrics=["faithfulness"], judge_model="m"', extra=ragas)
+    result = suite.run("--ragcheck-judge-offline")
+    result.assert_outcomes(failed=1)
+    Suite.assert_clean(result)
+    assert "a plain string hit is a document id, not its text" in Suite.text(result)
