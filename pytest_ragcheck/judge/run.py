@@ -126,13 +126,22 @@ class JudgeRun:
             listed = [f"case {case!r} {what}" for case, what in self.offline_misses[:_MAX_LISTED]]
             more = len(self.offline_misses) - len(listed)
             where = self.cache_dir or "the verdict cache"
+            fix = (
+                "Record them where a judge API key is available (run these tests without "
+                "--ragcheck-judge-offline, with the same judge model and api_base) and commit "
+                f"{where}."
+            )
+            if self.cache_dir is None:  # recording cannot help: nothing would be read
+                fix = (
+                    "The verdict cache is off (--ragcheck-judge-cache=off), so offline mode has "
+                    "no verdict to read: turn the cache on (the default is .ragcheck/judge/ "
+                    "under the rootdir), record the verdicts there and commit them."
+                )
             parts.append(
                 f"{len(self.offline_misses)} judge verdict(s) are not in {where} and "
                 f"--ragcheck-judge-offline forbids calling the judge: {', '.join(listed)}"
                 + (f" and {more} more" if more > 0 else "")
-                + ". Record them where a judge API key is available (run these tests without "
-                "--ragcheck-judge-offline, with the same judge model and api_base) and commit "
-                f"{where}."
+                + f". {fix}"
             )
         if self.budget_missing:
             parts.append(

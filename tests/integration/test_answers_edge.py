@@ -416,3 +416,13 @@ def test_passages_given_as_plain_strings_are_named_as_ids(suite: Suite) -> None:
     result.assert_outcomes(failed=1)
     Suite.assert_clean(result)
     assert "a plain string hit is a document id, not its text" in Suite.text(result)
+
+
+def test_offline_with_the_cache_off_says_that_recording_cannot_help(suite: Suite) -> None:
+    _project(suite, 'k=3, baseline=False, metrics=["faithfulness"], judge_model="m"')
+    result = suite.run("--ragcheck-judge-offline", "--ragcheck-judge-cache=off")
+    result.assert_outcomes(failed=1)
+    Suite.assert_clean(result)
+    text = Suite.text(result)
+    assert "The verdict cache is off (--ragcheck-judge-cache=off), so offline mode has" in text
+    assert "and commit the verdict cache" not in text
