@@ -13,6 +13,9 @@ __all__ = ["JudgeItem", "JudgeOptions", "JudgeRun", "summarize_details"]
 
 _MAX_LISTED = 10
 
+#: How :mod:`.cache` words a damaged entry's warning.
+_DAMAGED = ("corrupt cache entry", "cannot read cache entry")
+
 
 @dataclass(frozen=True, slots=True)
 class JudgeItem:
@@ -137,6 +140,12 @@ class JudgeRun:
                     "no verdict to read: turn the cache on (the default is .ragcheck/judge/ "
                     "under the rootdir), record the verdicts there and commit them."
                 )
+            # an entry that is there but damaged reads as missing: say so, or the user looks
+            # for a file that exists
+            damaged = [w for w in self.warnings if w.startswith(_DAMAGED)]
+            if damaged:
+                first = damaged[0].removesuffix("; judging it again")
+                fix = f"Damaged entries read as missing: {len(damaged)} (the first: {first}). {fix}"
             parts.append(
                 f"{len(self.offline_misses)} judge verdict(s) are not in {where} and "
                 f"--ragcheck-judge-offline forbids calling the judge: {', '.join(listed)}"

@@ -426,3 +426,24 @@ def test_offline_with_the_cache_off_says_that_recording_cannot_help(suite: Suite
     text = Suite.text(result)
     assert "The verdict cache is off (--ragcheck-judge-cache=off), so offline mode has" in text
     assert "and commit the verdict cache" not in text
+
+
+@pytest.mark.usefixtures("litellm_preloaded")
+def test_offline_names_a_damaged_entry_instead_of_calling_it_absent(
+    suite: Suite, judge_server: JudgeServer
+) -> None:
+    _project(suite, 'k=3, baseline=False, metrics=["faithfulness"]')
+    args = _judge_args(judge_server)
+    suite.run(*args).assert_outcomes(passed=1)
+    (entry, *_) = sorted((suite.path / ".ragcheck" / "judge").rglob("*.json"))
+    entry.write_text(entry.read_text(encoding="utf-8")[:40], encoding="utf-8")  # cut off
+
+    result = suite.run(*args, "--ragcheck-judge-offline")
+    result.assert_outcomes(failed=1)
+    Suite.assert_clean(result)
+    text = " ".join(Suite.text(result).split())
+    assert "1 judge verdict(s) are not in" in text
+    assert (
+        f"Damaged entries read as missing: 1 (the first: corrupt cache entry {entry.parent.parent.name}/"
+        in text
+    )
