@@ -1,4 +1,5 @@
-"""Pure pieces behind the answer and judge edge cases of tests/integration/test_answers_edge.py."""
+"""Pure pieces behind the answer and judge edge cases of tests/integration/test_answers_edge.py
+(a basename of its own: two test modules of one name collide when the suite is collected)."""
 
 from __future__ import annotations
 
