@@ -92,4 +92,22 @@ def split_output(raw: object) -> tuple[Answer | None, object]:
         text = _answer_text(raw.response, "response")
         nodes = raw.source_nodes
         return Answer(text, has_contexts=True), [] if nodes is None else nodes
+    pair = _attribute_pair(raw)
+    if pair is not None:  # read as hits, a pydantic model would give its fields as "hits"
+        answer, contexts = pair
+        raise TypeError(
+            f"the pipeline returned a {type(raw).__name__} with .{answer} and .{contexts}; "
+            f"return a dict instead: {{'{answer}': out.{answer}, '{contexts}': out.{contexts}}}"
+        )
     return None, raw
+
+
+def _attribute_pair(raw: object) -> tuple[str, str] | None:
+    """The answer and contexts attributes of an object (a dataclass, a pydantic model)."""
+    if isinstance(raw, str | bytes | tuple | list):
+        return None
+    answer = next((key for key in ANSWER_KEYS if hasattr(raw, key)), None)
+    if answer is None:
+        return None
+    contexts = next((key for key in CONTEXT_KEYS if hasattr(raw, key)), None)
+    return None if contexts is None else (answer, contexts)

@@ -447,3 +447,43 @@ def test_offline_names_a_damaged_entry_instead_of_calling_it_absent(
         f"Damaged entries read as missing: 1 (the first: corrupt cache entry {entry.parent.parent.name}/"
         in text
     )
+
+
+@pytest.mark.parametrize("kind", ["pydantic", "dataclass"])
+def test_an_object_with_answer_and_contexts_attributes_is_told_to_return_a_dict(
+    suite: Suite, kind: str
+) -> None:
+    model = f"""
+    import dataclasses
+
+    import pydantic
+
+
+    class Model(pydantic.BaseModel):
+        answer: str
+        contexts: list
+
+
+    @dataclasses.dataclass
+    class Data:
+        answer: str
+        contexts: list
+
+
+    @pytest.fixture
+    def pipeline():
+        def run(query):
+            made = {{"pydantic": Model, "dataclass": Data}}["{kind}"]
+            return made(answer="Paris.", contexts=[{{"id": "d1", "text": "Paris."}}])
+
+        return run
+    """
+    _project(suite, 'k=3, baseline=False, metrics=["mrr", "token_f1"]', extra=model)
+    result = suite.run()
+    result.assert_outcomes(failed=1)
+    Suite.assert_clean(result)
+    name = "Model" if kind == "pydantic" else "Data"
+    assert (
+        f"TypeError: the pipeline returned a {name} with .answer and .contexts; return a dict "
+        "instead: {'answer': out.answer, 'contexts': out.contexts}"
+    ) in Suite.text(result)
