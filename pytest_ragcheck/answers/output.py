@@ -75,6 +75,7 @@ def split_output(raw: object) -> tuple[Answer | None, object]:
     if isinstance(raw, Mapping):
         answer_key = _one_key(raw, ANSWER_KEYS, "answer")
         if answer_key is None:
+            _haystack_answers(raw)
             return None, raw
         context_key = _one_key(raw, CONTEXT_KEYS, "contexts")
         text = _answer_text(raw[answer_key], answer_key)
@@ -100,6 +101,26 @@ def split_output(raw: object) -> tuple[Answer | None, object]:
             f"return a dict instead: {{'{answer}': out.{answer}, '{contexts}': out.{contexts}}}"
         )
     return None, raw
+
+
+def _haystack_answers(raw: Mapping[str, object]) -> None:
+    """Raise for Haystack answers (``{"answers": [GeneratedAnswer]}``, also under a component's
+    name): they hold the answer (``.data``) and its documents, but not in a shape read here."""
+    found = [(None, raw.get("answers"))] + [
+        (name, value.get("answers")) for name, value in raw.items() if isinstance(value, Mapping)
+    ]
+    for component, answers in found:
+        if isinstance(answers, list) and answers and hasattr(answers[0], "data"):
+            path = f"out[{component!r}]['answers']" if component else "out['answers']"
+            documents = (  # a GeneratedAnswer keeps its documents; an ExtractedAnswer does not
+                f"{path}[0].documents"
+                if hasattr(answers[0], "documents")
+                else "<the documents it was read from>"
+            )
+            raise TypeError(
+                f"the pipeline returned Haystack answers ({type(answers[0]).__name__}); return "
+                f"{{'answer': {path}[0].data, 'documents': {documents}}}"
+            )
 
 
 def _attribute_pair(raw: object) -> tuple[str, str] | None:

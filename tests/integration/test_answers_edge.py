@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 from harness import Suite
@@ -487,3 +488,32 @@ def test_an_object_with_answer_and_contexts_attributes_is_told_to_return_a_dict(
         f"TypeError: the pipeline returned a {name} with .answer and .contexts; return a dict "
         "instead: {'answer': out.answer, 'contexts': out.contexts}"
     ) in Suite.text(result)
+
+
+def test_haystack_answers_say_which_dict_to_return() -> None:
+    from pytest_ragcheck import evaluate
+
+    pipe: Any = _haystack_rag_pipeline()
+
+    def run(query: str) -> dict[str, Any]:
+        data = {name: {"query": query} for name in ("retriever", "llm", "answers")}
+        return pipe.run(data)  # type: ignore[no-any-return]
+
+    result = evaluate(run, GOLDEN, k=3, metrics=["mrr", "token_f1"])
+    (error,) = {case.error for case in result.cases}
+    assert error == (
+        "TypeError: the pipeline returned Haystack answers (GeneratedAnswer); return "
+        "{'answer': out['answers']['answers'][0].data, "
+        "'documents': out['answers']['answers'][0].documents}"
+    )
+
+    def fixed(query: str) -> dict[str, Any]:
+        out = run(query)
+        return {
+            "answer": out["answers"]["answers"][0].data,
+            "documents": out["answers"]["answers"][0].documents,
+        }
+
+    result = evaluate(fixed, GOLDEN, k=3, metrics=["mrr", "token_f1"])
+    assert result["mrr@3"] == 1.0
+    assert result["token_f1"] == 1.0  # the fake generator answers with the top passage
