@@ -108,9 +108,7 @@ def fetch_embeddings(texts: list[str], settings: JudgeSettings, *, spent: int = 
             api_base=settings.api_base,
             timeout=settings.timeout,
             concurrency=settings.concurrency,
-            budget=Budget(
-                None if settings.max_calls is None else max(settings.max_calls - spent, 0)
-            ),
+            budget=Budget(settings.max_calls, used=spent),  # messages name the user's limit
             litellm=litellm,
         )
         async with client:

@@ -517,3 +517,21 @@ def test_haystack_answers_say_which_dict_to_return() -> None:
     result = evaluate(fixed, GOLDEN, k=3, metrics=["mrr", "token_f1"])
     assert result["mrr@3"] == 1.0
     assert result["token_f1"] == 1.0  # the fake generator answers with the top passage
+
+
+@pytest.mark.usefixtures("litellm_preloaded")
+def test_a_budget_spent_before_the_embeddings_names_the_users_limit(
+    suite: Suite, judge_server: JudgeServer
+) -> None:
+    _project(
+        suite,
+        'k=3, baseline=False, metrics=["answer_relevancy"], judge_max_calls=2, '
+        'judge_embedding_model="openai/embed-test"',
+    )
+    result = suite.run(*_judge_args(judge_server))
+    result.assert_outcomes(failed=1)
+    Suite.assert_clean(result)
+    text = Suite.text(result)
+    assert "judge budget exhausted (judge_max_calls=2)" in text
+    assert "judge_max_calls=0" not in text
+    assert judge_server.count == 2
