@@ -8,6 +8,7 @@ import math
 import pytest
 
 from pytest_ragcheck.answers.lexical import bleu
+from pytest_ragcheck.answers.output import split_output
 from pytest_ragcheck.judge.client import _vector
 
 
@@ -26,3 +27,21 @@ def test_a_perfect_answer_has_bleu_exactly_one(answer: str) -> None:
     # ``assert result["bleu"] <= 1`` and read above every floor
     assert bleu(answer, [answer]) == 1.0
     assert bleu(answer, ["something else entirely", answer]) == 1.0
+
+
+def _message(kind: str) -> object:
+    if kind == "langchain":
+        from langchain_core.messages import AIMessage
+
+        return AIMessage(content="Paris.")
+    from haystack.dataclasses import ChatMessage
+
+    return ChatMessage.from_assistant("Paris.")
+
+
+@pytest.mark.parametrize(("kind", "field"), [("langchain", "content"), ("haystack", "text")])
+def test_a_chat_message_as_the_answer_says_where_its_text_is(kind: str, field: str) -> None:
+    with pytest.raises(
+        TypeError, match=rf"must be a str, got \w*Message: .*; return its \.{field}$"
+    ):
+        split_output({"answer": _message(kind), "contexts": []})
