@@ -44,8 +44,8 @@ def _answer_text(value: object, key: str) -> str | None:
     if value is None or isinstance(value, str):
         return value
     # a chat message (LangChain's AIMessage, Haystack's ChatMessage) holds the text
-    field = next((f for f in ("content", "text") if isinstance(getattr(value, f, None), str)), None)
-    how = f"return its .{field}" if field else "return the generated text itself"
+    attr = next((a for a in ("content", "text") if isinstance(getattr(value, a, None), str)), None)
+    how = f"return its .{attr}" if attr else "return the generated text itself"
     raise TypeError(
         f"the pipeline's answer ({key!r}) must be a str, got {type(value).__name__}: "
         f"{str(value)[:60]!r}; {how}"
