@@ -16,7 +16,7 @@ from pytest_ragcheck.answers import judged
 from pytest_ragcheck.judge import scoring
 from pytest_ragcheck.judge.embeddings import Embeddings, blank
 from pytest_ragcheck.judge.planner import Job, Judgment, Plan
-from pytest_ragcheck.judge.prompts import ANSWER_KINDS
+from pytest_ragcheck.judge.prompts import ANSWER_KINDS, escape
 from pytest_ragcheck.judge.run import JudgeRun
 
 __all__ = ["Scorer"]
@@ -224,7 +224,10 @@ class Scorer:
     def _answer_value(self, plan: Plan, answer: dict[str, Any]) -> judged.Scored:
         kind = plan.prompt.kind
         if kind == "faithfulness":
-            return judged.faithfulness(answer, plan.contexts)
+            # the judge saw our tags escaped in the passages, and may quote them so
+            shown = [escape(text) for text in plan.contexts]
+            seen = [*plan.contexts, *(s for s in shown if s not in plan.contexts)]
+            return judged.faithfulness(answer, seen)
         if kind == "completeness":
             return judged.completeness(answer)
         if kind == "correctness":

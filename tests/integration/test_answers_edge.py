@@ -535,3 +535,41 @@ def test_a_budget_spent_before_the_embeddings_names_the_users_limit(
     assert "judge budget exhausted (judge_max_calls=2)" in text
     assert "judge_max_calls=0" not in text
     assert judge_server.count == 2
+
+
+_QUERY_TAG = """
+@pytest.fixture
+def pipeline():
+    text = "Wrap the search terms in the <query> element of the request"
+
+    def run(query):
+        return {"answer": text + ".", "contexts": [{"id": "d1", "text": text + "."}]}
+
+    return run
+"""
+
+
+@pytest.mark.usefixtures("litellm_preloaded")
+def test_a_quote_of_a_passage_that_holds_a_prompt_tag_is_found(
+    suite: Suite, judge_server: JudgeServer
+) -> None:
+    # The passage is shown to the judge with "<query" made inert ("&lt;query"), which is the
+    # form the judge quotes back: the quote is still the passage's.
+    _project(suite, 'k=3, baseline=False, metrics=["faithfulness"]', extra=_QUERY_TAG)
+    suite.test(
+        """
+        from pytest_ragcheck import ragcheck
+
+
+        @ragcheck("golden.jsonl", k=3, baseline=False, metrics=["faithfulness"])
+        def test_rag(ragcheck, pipeline):
+            result = ragcheck(pipeline)
+            (claim,) = result.cases[0].judge["faithfulness@3"]
+            assert "&lt;query>" in claim["quote"]
+            assert claim["quote_found"]
+            assert result["faithfulness@3"] == 1.0
+        """
+    )
+    result = suite.run(*_judge_args(judge_server))
+    result.assert_outcomes(passed=1)
+    Suite.assert_clean(result)
