@@ -573,3 +573,35 @@ def test_a_quote_of_a_passage_that_holds_a_prompt_tag_is_found(
     result = suite.run(*_judge_args(judge_server))
     result.assert_outcomes(passed=1)
     Suite.assert_clean(result)
+
+
+# --------------------------------------------------------------------------- judge trust
+
+_WOBBLY = """
+@pytest.fixture
+def pipeline():
+    def run(query):  # every sample pair of the judge disagrees on these
+        return [{"id": "d1", "text": "Paris [g=3] [wobble]"}, {"id": "d9", "text": "x [wobble]"}]
+
+    return run
+"""
+
+
+@pytest.mark.usefixtures("litellm_preloaded")
+def test_min_judge_kappa_fails_when_abstention_leaves_no_labelled_verdict(
+    suite: Suite, judge_server: JudgeServer
+) -> None:
+    _project(
+        suite,
+        'k=2, baseline=False, metrics=["llm_precision"], judge_samples=2, '
+        'judge_disagreement="abstain", min_judge_kappa=0.5',
+        extra=_WOBBLY,
+    )
+    result = suite.run(*_judge_args(judge_server))
+    result.assert_outcomes(failed=1)
+    Suite.assert_clean(result)
+    assert (
+        "min_judge_kappa=0.5 cannot be checked: judge_kappa is undefined: the judge has no "
+        "verdict on a labelled document (each one failed, or was left out by "
+        "judge_disagreement='abstain')"
+    ) in " ".join(Suite.text(result).split())
