@@ -172,8 +172,8 @@ def _agreement(
     if not questions:  # judge errors fail the test with their reason; abstentions do not
         if any(t.spec == spec for t in settings.thresholds):
             reason = (
-                "the judge has no verdict on a labelled document (each one failed, or was "
-                f"left out by judge_disagreement={settings.judge.disagreement!r})"
+                "the judge has no verdict on a labelled document (none was retrieved, the "
+                "judge failed on each, or judge_disagreement='abstain' left each out)"
             )
             trust.add(spec, None, reason, settings)
         return

@@ -602,6 +602,6 @@ def test_min_judge_kappa_fails_when_abstention_leaves_no_labelled_verdict(
     Suite.assert_clean(result)
     assert (
         "min_judge_kappa=0.5 cannot be checked: judge_kappa is undefined: the judge has no "
-        "verdict on a labelled document (each one failed, or was left out by "
-        "judge_disagreement='abstain')"
+        "verdict on a labelled document (none was retrieved, the judge failed on each, or "
+        "judge_disagreement='abstain' left each out)"
     ) in " ".join(Suite.text(result).split())
