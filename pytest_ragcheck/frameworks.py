@@ -211,13 +211,29 @@ def _llamaindex_index(obj: object, depth: int | None) -> Target | None:
     )
 
 
-def _wrapper(data: Mapping[str, Mapping[str, str]], producer: str) -> str:
-    """The one-line function a user can pass instead of the pipeline."""
+def _wrapper(data: Mapping[str, Mapping[str, str]], producer: str, *, include: bool) -> str:
+    """The one-line function a user can pass instead of the pipeline (``include``: the
+    producer's output is connected, so ``run`` returns it only when asked to)."""
     parts = ", ".join(
         f'"{component}": {{' + ", ".join(f'"{k}": {v}' for k, v in sockets.items()) + "}"
         for component, sockets in data.items()
     )
-    return f'ragcheck(lambda query: pipe.run({{{parts}}})["{producer}"]["documents"])'
+    extra = f', include_outputs_from={{"{producer}"}}' if include else ""
+    return f'ragcheck(lambda query: pipe.run({{{parts}}}{extra})["{producer}"]["documents"])'
+
+
+def _connected_producer(obj: object) -> str | None:
+    """The last component with a ``documents`` output, connected ones included (a RAG
+    pipeline feeds its retriever's documents to a prompt builder)."""
+    outputs = _method(obj, "outputs")
+    if outputs is None or "include_components_with_connected_outputs" not in params_of(outputs):
+        return None
+    try:
+        every = outputs(include_components_with_connected_outputs=True)
+    except Exception:
+        return None
+    found = [name for name, sockets in every.items() if "documents" in sockets]
+    return found[-1] if found else None
 
 
 def _haystack_pipeline(obj: object, depth: int | None, prefer_async: bool) -> Target | None:
@@ -253,15 +269,27 @@ def _haystack_pipeline(obj: object, depth: int | None, prefer_async: bool) -> Ta
     elif missing:
         problem = f"inputs other than the query need values: {', '.join(missing)}"
     if problem:
+        # the example fills what the call would (every query input, every top_k): Haystack
+        # refuses a run that leaves a mandatory query input empty
         first = next(iter(inputs), "retriever")
-        component, socket = query_sockets[0] if query_sockets else (first, "query")
-        example: dict[str, dict[str, str]] = {component: {socket: "query"}}
-        if depth is not None and component in top_k:
-            example[component]["top_k"] = str(depth)
-        producer = producers[0] if producers else next(reversed(list(outputs)), "retriever")
+        example: dict[str, dict[str, str]] = {}
+        for component, socket in query_sockets or [(first, "query")]:
+            example.setdefault(component, {})[socket] = "query"
+        for component in top_k if depth is not None else ():
+            example.setdefault(component, {})["top_k"] = str(depth)
+        connected = None if producers else _connected_producer(obj)
+        producer = producers[0] if producers else connected or next(reversed(list(outputs)), first)
+        answers = any(s in ("answers", "replies") for sockets in outputs.values() for s in sockets)
         raise RetrieverError(
             f"cannot tell how to call this Haystack Pipeline: {problem}. Pass a function that "
-            f"runs it and returns the documents, e.g. {_wrapper(example, producer)}"
+            f"runs it and returns the documents, e.g. "
+            f"{_wrapper(example, producer, include=connected is not None)}"
+            + (
+                " (to gate its answers too, return {'answer': <the generated text>, "
+                "'documents': <those documents>})"
+                if answers
+                else ""
+            )
         )
     producer = producers[0]
 

@@ -205,27 +205,40 @@ ACCEPTED_BATCH_RETRIEVERS = (
 )
 
 
+def _batch_method(owner: object, name: str, method: Callable[..., Any]) -> ResolvedRetriever:
+    """``owner.batch``/``owner.abatch``: a ``k``/``top_k`` parameter of its own takes the
+    depth, else it reaches it as it reaches ``owner.invoke``."""
+    k_param = explicit_k(params_of(method))
+    invoke = getattr(owner, "ainvoke" if name == "abatch" else "invoke", None)
+    if k_param is None and callable(invoke):
+        k_param, _ = depth_support(owner, "invoke", invoke)
+    return ResolvedRetriever(
+        _Invoker(method, k_param, None),
+        _is_async(method),
+        f"{readable(type(owner).__qualname__)}.{name} (batches)",
+        takes_depth=k_param is not None,
+    )
+
+
 def resolve_batch_retriever(obj: object, *, depth: int | None = None) -> ResolvedRetriever:
     """How to call ``obj`` with a list of queries (``batch_size=``): ``call(queries, depth)``.
 
     An object's ``batch`` (or ``abatch``) method wins, as LangChain runnables have it; the
-    depth reaches it the way it reaches their ``invoke``. Anything else callable is called
+    depth reaches it the way it reaches their ``invoke``, also when the bound method itself
+    is passed (``retriever.abatch``, to use the async one). Anything else callable is called
     with the list itself.
     """
     if obj is None or isinstance(obj, type):
         resolve_retriever(obj)  # the same message as without batches
+    owner = getattr(obj, "__self__", None)
+    name = getattr(obj, "__name__", "")
+    if inspect.ismethod(obj) and name in ("batch", "abatch") and not isinstance(owner, type):
+        return _batch_method(owner, name, obj)
     is_routine = isinstance(obj, functools.partial) or inspect.isroutine(obj)
     for name in ("batch", "abatch"):
         method = None if is_routine else getattr(obj, name, None)
         if method is not None and callable(method):
-            invoke = getattr(obj, "ainvoke" if name == "abatch" else "invoke", None)
-            k_param, _ = depth_support(obj, "invoke", invoke) if callable(invoke) else (None, None)
-            return ResolvedRetriever(
-                _Invoker(method, k_param, None),
-                _is_async(method),
-                f"{readable(type(obj).__qualname__)}.{name} (batches)",
-                takes_depth=k_param is not None,
-            )
+            return _batch_method(obj, name, method)
     if callable(obj):
         return _plain_callable(obj, "batch callable")
     raise RetrieverError(

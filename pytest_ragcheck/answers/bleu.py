@@ -125,4 +125,4 @@ def sentence_bleu(answer: str, references: Sequence[str], *, chinese: bool) -> f
         else:
             precisions.append(100.0 * correct[n] / total[n])
     score = brevity * math.exp(sum(math.log(p) for p in precisions) / len(precisions))
-    return score / 100.0
+    return min(score / 100.0, 1.0)  # sacrebleu gives 100.00000000000004 for a perfect match

@@ -47,7 +47,10 @@ class Scored:
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    """Cosine similarity; 0.0 when either vector is zero. Raises :class:`EmbeddingError`."""
+    """Cosine similarity; 0.0 when either vector is zero or empty (a blank text, never
+    embedded). Raises :class:`EmbeddingError`."""
+    if not a or not b:
+        return 0.0
     if len(a) != len(b):
         raise EmbeddingError(f"embeddings of different lengths ({len(a)} and {len(b)})")
     if not all(math.isfinite(x) for x in (*a, *b)):

@@ -69,6 +69,8 @@ def apply_output(result: CaseResult, answer: Answer | None, specs: Sequence[Metr
             f"{', '.join(wants_answer)} need the pipeline's answer, but it returned "
             + ("only hits" if answer is None else "no answer (None)")
             + ": return {'answer': str, 'contexts': [hits]} (or a LlamaIndex-style response)"
+            # a query engine has .retrieve too, which wins as for any retriever
+            + ("; to test a LlamaIndex query engine, pass its .query" if answer is None else "")
         )
         return
     if answer is None or answer.has_contexts:  # a plain retriever: its hits are the contexts
@@ -79,11 +81,21 @@ def apply_output(result: CaseResult, answer: Answer | None, specs: Sequence[Metr
         if s.kind == "rank" or ("texts" in s.metric.needs and s.kind == "judge")
     ]
     if wants_contexts:
+        keys = answer.other_keys
+        found = (
+            f" (the dict's keys besides the answer: {', '.join(map(repr, keys))})" if keys else ""
+        )
+        if "context" in keys:
+            found = (
+                " (LangChain's create_retrieval_chain returns them under 'context': return "
+                "{'answer': out['answer'], 'contexts': out['context']})"
+            )
         result.status = "error"
         result.error = (
             f"the pipeline returned an answer without contexts, but {', '.join(wants_contexts)} "
             "need them: add a 'contexts' key (or documents, source_documents, source_nodes, "
-            "retrieved_contexts) holding the retrieved hits, or ask only for answer metrics"
+            f"retrieved_contexts) holding the retrieved hits{found}, or ask only for answer "
+            "metrics"
         )
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import tempfile
 from collections.abc import Mapping
@@ -213,10 +214,15 @@ class VerdictCache:
             vector = entry["embedding"] if entry.get("key") == key else None
         except (OSError, ValueError, AttributeError, KeyError, TypeError):
             return None
-        if not isinstance(vector, list) or not all(
-            isinstance(x, int | float) and not isinstance(x, bool) for x in vector
+        if (
+            not isinstance(vector, list)
+            or not vector
+            or not all(
+                isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+                for x in vector
+            )
         ):
-            return None
+            return None  # damaged (e.g. a NaN): fetched again, else it would fail every run
         journal.note(self._root, f"{EMBEDDING_FOLDER}/{key[:2]}/{key}.json", "hit")
         return [float(x) for x in vector]
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import inspect
+import math
 import os
 import sys
 import warnings
@@ -371,6 +372,8 @@ def _vector(item: Any) -> list[float]:
         isinstance(x, int | float) and not isinstance(x, bool) for x in raw
     ):
         raise ValueError("an embedding is not a list of numbers")
+    if not all(math.isfinite(x) for x in raw):  # never cached: the next run asks again
+        raise ValueError("an embedding holds a value that is not a finite number")
     return [float(x) for x in raw]
 
 

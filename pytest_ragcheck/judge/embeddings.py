@@ -17,7 +17,7 @@ from pytest_ragcheck.config import JudgeSettings
 from pytest_ragcheck.judge.cache import VerdictCache, embedding_key
 from pytest_ragcheck.judge.planner import Plan
 
-__all__ = ["BATCH", "Embeddings", "fetch_embeddings", "texts_to_embed"]
+__all__ = ["BATCH", "Embeddings", "blank", "fetch_embeddings", "texts_to_embed"]
 
 #: Texts per embedding request.
 BATCH = 64
@@ -40,7 +40,9 @@ class Embeddings:
 
 
 def texts_to_embed(plans: Iterable[Plan], settings: JudgeSettings) -> list[str]:
-    """Every text the answered plans compare, once, in first-use order."""
+    """Every text the answered plans compare, once, in first-use order; blank ones are left
+    out (a zero vector, see :func:`blank`): providers reject an empty input, and the whole
+    batch of 64 texts with it."""
     wanted: dict[str, None] = {}
     for plan in plans:
         judgment = plan.answer
@@ -52,7 +54,12 @@ def texts_to_embed(plans: Iterable[Plan], settings: JudgeSettings) -> list[str]:
                     wanted.update(dict.fromkeys([plan.query, *answer["questions"]]))
         elif plan.prompt.id == "correctness" and settings.embedding_model:
             wanted.update(dict.fromkeys([plan.answer_text, plan.reference]))
-    return list(wanted)
+    return [text for text in wanted if not blank(text)]
+
+
+def blank(text: str) -> bool:
+    """An empty or white-space text: never embedded, it has no meaning to compare."""
+    return not text.strip()
 
 
 def fetch_embeddings(texts: list[str], settings: JudgeSettings, *, spent: int = 0) -> Embeddings:
@@ -101,9 +108,7 @@ def fetch_embeddings(texts: list[str], settings: JudgeSettings, *, spent: int = 
             api_base=settings.api_base,
             timeout=settings.timeout,
             concurrency=settings.concurrency,
-            budget=Budget(
-                None if settings.max_calls is None else max(settings.max_calls - spent, 0)
-            ),
+            budget=Budget(settings.max_calls, used=spent),  # messages name the user's limit
             litellm=litellm,
         )
         async with client:

@@ -242,5 +242,6 @@ def _no_text(ranks: Sequence[int]) -> str:
     which = ", ".join(str(r) for r in ranks)
     return (
         f"hit(s) at rank {which} have no text to judge (judge metrics need the retriever to "
-        "return hit texts: dicts with 'text', or Document objects)"
+        "return hit texts: dicts with 'text', or Document objects; a plain string hit is a "
+        "document id, not its text)"
     )

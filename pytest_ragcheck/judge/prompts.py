@@ -31,6 +31,7 @@ __all__ = [
     "USEFULNESS",
     "AnswerKind",
     "Prompt",
+    "escape",
     "fence",
     "render_answer",
     "render_claims",
@@ -65,10 +66,15 @@ _SYSTEM = (
 )
 
 
+def escape(text: str) -> str:
+    """``text`` with each of our tags made inert (``<query`` -> ``&lt;query``): the judge sees
+    (and may quote) this form."""
+    return _TAG_RE.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", text)
+
+
 def fence(text: str) -> str:
     """Wrap retrieved text in ``<retrieved_text>`` tags that the text itself cannot close."""
-    safe = _TAG_RE.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", text)
-    return f"<retrieved_text>\n{safe}\n</retrieved_text>"
+    return f"<retrieved_text>\n{escape(text)}\n</retrieved_text>"
 
 
 def _verdict_schema(name: str) -> dict[str, Any]:
@@ -316,7 +322,7 @@ def render_answer(
     """The chat messages for one question about a generated answer (with its contexts, for
     faithfulness); the answer is fenced like retrieved text: it is generated, so untrusted."""
     context = "\n\n".join(f"Passage {i}:\n{fence(text)}" for i, text in enumerate(chunks, 1))
-    safe = _TAG_RE.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", answer)
+    safe = escape(answer)
     return _messages(
         prompt.template.format(query=query, answer=safe, reference=reference, chunk=context)
     )

@@ -34,9 +34,10 @@ class RetryPolicy:
 class Budget:
     """``judge_max_calls``: a count of requests that may still be sent (``None`` = no limit)."""
 
-    def __init__(self, limit: int | None) -> None:
+    def __init__(self, limit: int | None, *, used: int = 0) -> None:
         self.limit = limit
-        self.used = 0
+        #: Requests already sent (``used``: by an earlier client of the same run).
+        self.used = used
         self.exhausted = False
 
     def take(self) -> bool:

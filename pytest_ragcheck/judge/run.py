@@ -13,6 +13,9 @@ __all__ = ["JudgeItem", "JudgeOptions", "JudgeRun", "summarize_details"]
 
 _MAX_LISTED = 10
 
+#: How :mod:`.cache` words a damaged entry's warning.
+_DAMAGED = ("corrupt cache entry", "cannot read cache entry")
+
 
 @dataclass(frozen=True, slots=True)
 class JudgeItem:
@@ -126,13 +129,28 @@ class JudgeRun:
             listed = [f"case {case!r} {what}" for case, what in self.offline_misses[:_MAX_LISTED]]
             more = len(self.offline_misses) - len(listed)
             where = self.cache_dir or "the verdict cache"
+            fix = (
+                "Record them where a judge API key is available (run these tests without "
+                "--ragcheck-judge-offline, with the same judge model and api_base) and commit "
+                f"{where}."
+            )
+            if self.cache_dir is None:  # recording cannot help: nothing would be read
+                fix = (
+                    "The verdict cache is off (--ragcheck-judge-cache=off), so offline mode has "
+                    "no verdict to read: turn the cache on (the default is .ragcheck/judge/ "
+                    "under the rootdir), record the verdicts there and commit them."
+                )
+            # an entry that is there but damaged reads as missing: say so, or the user looks
+            # for a file that exists
+            damaged = [w for w in self.warnings if w.startswith(_DAMAGED)]
+            if damaged:
+                first = damaged[0].removesuffix("; judging it again")
+                fix = f"Damaged entries read as missing: {len(damaged)} (the first: {first}). {fix}"
             parts.append(
                 f"{len(self.offline_misses)} judge verdict(s) are not in {where} and "
                 f"--ragcheck-judge-offline forbids calling the judge: {', '.join(listed)}"
                 + (f" and {more} more" if more > 0 else "")
-                + ". Record them where a judge API key is available (run these tests without "
-                "--ragcheck-judge-offline, with the same judge model and api_base) and commit "
-                f"{where}."
+                + f". {fix}"
             )
         if self.budget_missing:
             parts.append(

@@ -14,9 +14,9 @@ from typing import Any
 
 from pytest_ragcheck.answers import judged
 from pytest_ragcheck.judge import scoring
-from pytest_ragcheck.judge.embeddings import Embeddings
+from pytest_ragcheck.judge.embeddings import Embeddings, blank
 from pytest_ragcheck.judge.planner import Job, Judgment, Plan
-from pytest_ragcheck.judge.prompts import ANSWER_KINDS
+from pytest_ragcheck.judge.prompts import ANSWER_KINDS, escape
 from pytest_ragcheck.judge.run import JudgeRun
 
 __all__ = ["Scorer"]
@@ -215,15 +215,19 @@ class Scorer:
         self.run.values.setdefault(case_id, {})[name] = scoring.mean(values)
 
     def _vectors(self, texts: list[str]) -> tuple[list[list[float]], str | None]:
+        """The texts' embeddings; a blank text has none (``[]``, cosine 0 with anything)."""
         problem = self.embeddings.problem(texts)
         if problem is not None:
             return [], problem
-        return [self.embeddings.vectors[t] for t in texts], None
+        return [[] if blank(t) else self.embeddings.vectors[t] for t in texts], None
 
     def _answer_value(self, plan: Plan, answer: dict[str, Any]) -> judged.Scored:
         kind = plan.prompt.kind
         if kind == "faithfulness":
-            return judged.faithfulness(answer, plan.contexts)
+            # the judge saw our tags escaped in the passages, and may quote them so
+            shown = [escape(text) for text in plan.contexts]
+            seen = [*plan.contexts, *(s for s in shown if s not in plan.contexts)]
+            return judged.faithfulness(answer, seen)
         if kind == "completeness":
             return judged.completeness(answer)
         if kind == "correctness":

@@ -169,7 +169,13 @@ def _agreement(
     if not labelled and spec not in settings.metrics:
         return  # nothing to compare with: no note for a set without labels
     questions = [_question(p, pairs[p]) for p in AGREEMENT_PROMPTS if p in pairs]
-    if not questions:  # the judge answered nothing (errors): the failure says why
+    if not questions:  # judge errors fail the test with their reason; abstentions do not
+        if any(t.spec == spec for t in settings.thresholds):
+            reason = (
+                "the judge has no verdict on a labelled document (none was retrieved, the "
+                "judge failed on each, or judge_disagreement='abstain' left each out)"
+            )
+            trust.add(spec, None, reason, settings)
         return
     undefined = "; ".join(q["undefined"] for q in questions if q["undefined"])
     value = None if undefined else min(q["kappa"] for q in questions)

@@ -157,5 +157,6 @@ def test_an_ambiguous_pipeline_gets_the_one_line_wrapper(store):
     assert str(info.value) == (
         "cannot tell how to call this Haystack Pipeline: it needs exactly one open 'documents' "
         "output, found a, b. Pass a function that runs it and returns the documents, e.g. "
-        'ragcheck(lambda query: pipe.run({"a": {"query": query, "top_k": 10}})["a"]["documents"])'
+        'ragcheck(lambda query: pipe.run({"a": {"query": query, "top_k": 10}, '
+        '"b": {"query": query, "top_k": 10}})["a"]["documents"])'
     )

@@ -862,7 +862,8 @@ def test_an_ambiguous_pipeline_shows_the_wrapper() -> None:
     assert str(info.value) == (
         "cannot tell how to call this Haystack Pipeline: it needs exactly one open 'documents' "
         "output, found a, b. Pass a function that runs it and returns the documents, e.g. "
-        'ragcheck(lambda query: pipe.run({"embedder": {"text": query}})["a"]["documents"])'
+        'ragcheck(lambda query: pipe.run({"embedder": {"text": query}, "retriever": {"top_k": 10}})'
+        '["a"]["documents"])'
     )
 
 
