@@ -243,7 +243,8 @@ def retrieval_info(
     shortfall = _shortfall(most, specs, run, depth)
     if shortfall is not None:
         notes.append(shortfall)
-    ids = _id_check(cases, run.outcomes)
+    # Only the rank metrics read ids: judge and answer metrics read texts and the answer.
+    ids = _id_check(cases, run.outcomes) if any(s.kind == "rank" for s in specs) else None
     if ids is not None and ids["unmatched"] == ids["checked"]:
         problems.append(id_problem(ids))
     elif ids is not None and 2 * ids["unmatched"] > ids["checked"]:

@@ -605,3 +605,28 @@ def test_min_judge_kappa_fails_when_abstention_leaves_no_labelled_verdict(
         "verdict on a labelled document (none was retrieved, the judge failed on each, or "
         "judge_disagreement='abstain' left each out)"
     ) in " ".join(Suite.text(result).split())
+
+
+# --------------------------------------------------------------------------- ids not matched
+
+_OTHER_IDS = PIPELINE.replace('"id": "d1"', '"id": "chunk-7"').replace(
+    '"id": "d2"', '"id": "chunk-9"'
+)
+
+
+def test_unmatched_ids_fail_only_a_test_whose_metrics_read_ids(suite: Suite) -> None:
+    """Contexts whose ids match no golden id: fatal for rank metrics (all 0), not for
+    answer metrics, which read the answer (the check cried wolf on a passing answer test)."""
+    _project(suite, 'k=3, baseline=False, metrics=["token_f1"], min_token_f1=0.8', extra=_OTHER_IDS)
+    result = suite.run()
+    result.assert_outcomes(passed=1)
+    text = suite.text(result)
+    assert "No retrieved id matches" not in text
+    assert "token_f1" in text
+
+    _project(suite, 'k=3, baseline=False, metrics=["token_f1", "mrr"]', extra=_OTHER_IDS)
+    result = suite.run()
+    result.assert_outcomes(failed=1)
+    assert "No retrieved id matches an id of the golden set (2 cases with hits)" in suite.text(
+        result
+    )
