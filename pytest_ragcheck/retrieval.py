@@ -156,6 +156,21 @@ def id_problem(facts: dict[str, Any]) -> str:
     )
 
 
+def _repeated_ids(outcomes: Sequence[RetrievalOutcome], specs: Sequence[MetricSpec]) -> str | None:
+    """Chunks the judge does not see: a hit repeating an earlier hit's id counts once, with
+    the first hit's text (one document, one rank), so its own text is dropped too."""
+    if not any(s.kind == "judge" and "texts" in s.metric.needs for s in specs):
+        return None
+    cases = sum(1 for o in outcomes if o.duplicates)
+    if not cases:
+        return None
+    return (
+        f"{cases} case(s) returned hits that repeat an id: each id counts once, with the text "
+        "of its first hit, so the judge does not see the repeated chunks; give each chunk an "
+        "id of its own (e.g. 'doc-1#3') to have every chunk judged"
+    )
+
+
 def _id_note(facts: dict[str, Any]) -> str:
     return (
         f"{facts['unmatched']} of {facts['checked']} cases returned no id the golden set knows "
@@ -243,6 +258,9 @@ def retrieval_info(
     shortfall = _shortfall(most, specs, run, depth)
     if shortfall is not None:
         notes.append(shortfall)
+    repeated = _repeated_ids(run.outcomes, specs)
+    if repeated is not None:
+        notes.append(repeated)
     # Only the rank metrics read ids: judge and answer metrics read texts and the answer.
     ids = _id_check(cases, run.outcomes) if any(s.kind == "rank" for s in specs) else None
     if ids is not None and ids["unmatched"] == ids["checked"]:

@@ -301,3 +301,39 @@ def test_when_every_case_failed_none_is_said_to_be_evaluated() -> None:
             "The retriever failed on the only case; nothing could be evaluated:\n  a  'alpha': "
         )
     )
+
+
+# ----------------------------------------------------------------- repeated ids, judged texts
+
+
+def _chunks(query: str) -> dict[str, Any]:
+    return {
+        "answer": "Paris. It lies on the Seine.",
+        "contexts": [
+            {"id": "d1", "text": "Paris is the capital of France."},
+            {"id": "d1", "text": "It lies on the Seine."},  # a second chunk of one document
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    ("metrics", "noted"), [(["faithfulness"], True), (["llm_relevancy"], True), (["mrr"], False)]
+)
+def test_chunks_that_repeat_an_id_are_named_when_a_judge_reads_texts(
+    metrics: list[str], noted: bool
+) -> None:
+    """Each id counts once with its first text: a judge of texts never sees the other chunks."""
+    cases = [{"id": "a", "query": "where", "expected_ids": ["d1"]}]
+    judge = {"model": "openai/x", "offline": True}
+    result = evaluate(_chunks, cases, k=3, metrics=metrics, judge=judge)
+    notes = [n for n in result.info["retrieval"]["notes"] if "repeat an id" in n]
+    assert notes == (
+        [
+            "1 case(s) returned hits that repeat an id: each id counts once, with the text of its "
+            "first hit, so the judge does not see the repeated chunks; give each chunk an id of "
+            "its own (e.g. 'doc-1#3') to have every chunk judged"
+        ]
+        if noted
+        else []
+    )
+    assert [h.text for h in result.cases[0].hits] == ["Paris is the capital of France."]
