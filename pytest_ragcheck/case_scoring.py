@@ -23,9 +23,10 @@ if TYPE_CHECKING:
     from pytest_ragcheck.config import Settings
     from pytest_ragcheck.golden import GoldenCase
     from pytest_ragcheck.golden.model import CaseFacts
-    from pytest_ragcheck.hits import Hit, SpanMatch
+    from pytest_ragcheck.hits import Hit
     from pytest_ragcheck.names import MetricSpec
     from pytest_ragcheck.runner import RetrievalOutcome
+    from pytest_ragcheck.spans import SpanMatch
 
 __all__ = ["Scored", "score_cases"]
 
@@ -180,7 +181,7 @@ def _case_result(
     hits = outcome.hits
     relevance = case._grades
     if case.mode == "texts":
-        from pytest_ragcheck.hits import match_spans
+        from pytest_ragcheck.spans import match_spans
 
         result.mode = "texts"
         if result.status == "ok" and hits and all(h.text is None for h in hits):

@@ -1,4 +1,4 @@
-"""Turning whatever a retriever returns into ``Hit(id, text, score)``, and text-span matching.
+"""Turning whatever a retriever returns into ``Hit(id, text, score)``.
 
 Frameworks are recognised by duck typing (no LangChain, LlamaIndex or Haystack import), so the
 plugin stays light and works with look-alike objects. Hits keep the order the retriever chose;
@@ -8,9 +8,7 @@ they are never re-sorted by score.
 from __future__ import annotations
 
 import numbers
-import unicodedata
-from collections.abc import ItemsView, Iterable, KeysView, Mapping, Sequence, Set
-from dataclasses import dataclass
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, Sequence, Set
 from typing import Any, NamedTuple
 
 from pytest_ragcheck.ids import IdError, as_id
@@ -18,10 +16,7 @@ from pytest_ragcheck.ids import IdError, as_id
 __all__ = [
     "ACCEPTED_HIT_SHAPES",
     "Hit",
-    "SpanMatch",
-    "match_spans",
     "normalize_hits",
-    "normalize_text",
     "to_hit",
 ]
 
@@ -38,6 +33,8 @@ _TEXT_KEYS = ("text", "content", "page_content")
 _META_ATTRS = ("metadata", "meta")
 #: Metadata entries kept per hit as other possible ids (for the "no id matches" hint).
 _MAX_ALTERNATIVES = 8
+#: What one document object (not a list of them) has: LangChain, LlamaIndex, Haystack.
+_DOCUMENT_ATTRS = ("page_content", "node", "content")
 
 
 class Hit(NamedTuple):
@@ -275,7 +272,8 @@ def _unwrap(raw: object) -> Iterable[object]:
             return _unwrap(values[0]["documents"])  # a Haystack pipeline's {"component": {...}}
         raise TypeError(
             f"the retriever returned a dict with keys {_snippet(list(raw))}, not a list of hits; "
-            'a dict is accepted only as {"documents": [...]} (Haystack)'
+            'a dict is accepted as {"documents": [...]} (Haystack) and, from a RAG pipeline, '
+            'as {"answer": ..., "contexts": [...]}'
         )
     if isinstance(raw, Set) and not isinstance(raw, KeysView | ItemsView):
         # A set's iteration order changes with PYTHONHASHSEED: every rank metric would too.
@@ -292,6 +290,12 @@ def _unwrap(raw: object) -> Iterable[object]:
         raise TypeError(
             f"the retriever returned one (id, score) pair {_snippet(raw)}; return a list of "
             "hits instead"
+        )
+    if not isinstance(raw, Sequence | Iterator) and any(hasattr(raw, a) for a in _DOCUMENT_ATTRS):
+        # a LangChain Document or a LlamaIndex NodeWithScore iterates over its own fields
+        raise TypeError(
+            f"the retriever returned one {_type_name(raw)} ({_snippet(raw)}), not a list of "
+            "hits; wrap a single document in a list: [document]"
         )
     if isinstance(raw, Hit) or not isinstance(raw, Iterable):  # a Hit is a tuple of fields
         raise TypeError(
@@ -342,59 +346,3 @@ def _plain_hits(raw: list[Any]) -> list[Hit] | None:
         else:
             return None
     return hits
-
-
-# --------------------------------------------------------------------------- text spans
-
-
-def normalize_text(text: str) -> str:
-    """Unicode NFKC, case-folded, whitespace collapsed to single spaces and trimmed."""
-    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
-    return " ".join(folded.split())
-
-
-@dataclass(frozen=True, slots=True)
-class SpanMatch:
-    """Where a case's ``expected_texts`` spans were found among the hits.
-
-    Each span is one relevant item (R = ``len(span_rank)``) found at the first hit containing
-    it; a hit is relevant only when it finds a span no earlier hit found, so a hit that merely
-    repeats found spans counts like a duplicate.
-    """
-
-    relevant: list[bool]
-    new_spans_per_hit: list[int]
-    span_rank: list[int | None]
-    hits_without_text: int
-
-    def spans_found(self, k: int | None = None) -> int:
-        """Spans first found at rank <= ``k`` (all ranks for ``None``): recall's numerator."""
-        return sum(1 for rank in self.span_rank if rank is not None and (k is None or rank <= k))
-
-    def relevant_hits(self, k: int | None = None) -> int:
-        """Relevant hits in the top ``k``: precision's numerator."""
-        return sum(self.relevant if k is None else self.relevant[:k])
-
-
-def match_spans(hits: Sequence[Hit], spans: Sequence[str]) -> SpanMatch:
-    """Match text spans against hits in rank order (see :class:`SpanMatch`)."""
-    wanted = [normalize_text(span) for span in spans]
-    span_rank: list[int | None] = [None] * len(wanted)
-    relevant: list[bool] = []
-    new_counts: list[int] = []
-    without_text = 0
-    for rank, hit in enumerate(hits, 1):
-        if hit.text is None:
-            without_text += 1
-            relevant.append(False)
-            new_counts.append(0)
-            continue
-        text = normalize_text(hit.text)
-        new = 0
-        for index, span in enumerate(wanted):
-            if span_rank[index] is None and span in text:
-                span_rank[index] = rank
-                new += 1
-        relevant.append(new > 0)
-        new_counts.append(new)
-    return SpanMatch(relevant, new_counts, span_rank, without_text)

@@ -26,8 +26,8 @@ from pydantic import (
 from pytest_ragcheck.collector import no_collections
 from pytest_ragcheck.errors import GoldenSetError, did_you_mean
 from pytest_ragcheck.golden.hashing import all_hashes, case_digest, scored_json
-from pytest_ragcheck.hits import normalize_text
 from pytest_ragcheck.ids import as_id
+from pytest_ragcheck.spans import normalize_text
 
 __all__ = ["CaseFacts", "GoldenCase", "GoldenSet", "case_facts", "derive_case_id"]
 
@@ -75,7 +75,7 @@ class GoldenCase(BaseModel):
 
     ``expected_ids`` count as grade 1 unless ``relevance`` grades them (``relevance`` wins);
     grade 0 means judged not relevant. A case with only ``expected_texts`` is matched by text
-    spans instead of ids (see :func:`pytest_ragcheck.hits.match_spans`).
+    spans instead of ids (see :func:`pytest_ragcheck.spans.match_spans`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -9,14 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pytest_ragcheck.hits import (
-    Hit,
-    SpanMatch,
-    match_spans,
-    normalize_hits,
-    normalize_text,
-    to_hit,
-)
+from pytest_ragcheck.hits import Hit, normalize_hits, to_hit
+from pytest_ragcheck.spans import SpanMatch, match_spans, normalize_text
 
 # ----------------------------------------------------------------- framework look-alikes
 
@@ -393,3 +387,42 @@ def test_metadata_ids_are_kept_as_alternatives_outside_equality() -> None:
     node.node.ref_doc_id = "src-9"  # type: ignore[attr-defined]
     assert to_hit(node).alternatives == (("doc_id", "d-1"), ("ref_doc_id", "src-9"))
     assert to_hit((doc, 0.2)).alternatives == hit.alternatives
+
+
+def _one_document(framework: str) -> object:
+    """One real framework document, as a retriever might return by mistake."""
+    if framework == "langchain":
+        from langchain_core.documents import Document
+
+        return Document(page_content="alpha text", id="d1")
+    if framework == "llamaindex":
+        from llama_index.core.schema import NodeWithScore, TextNode
+
+        return NodeWithScore(node=TextNode(text="alpha text", id_="d1"), score=0.5)
+    from haystack import Document as HaystackDocument
+
+    return HaystackDocument(content="alpha text", id="d1")
+
+
+@pytest.mark.parametrize("framework", ["langchain", "llamaindex", "haystack"])
+def test_one_document_not_in_a_list_says_to_wrap_it(framework: str) -> None:
+    """A pydantic document iterates over its own fields: it read as "hit #1: cannot read a
+    hit from tuple ('id', 'd1')"."""
+    document = _one_document(framework)
+    with pytest.raises(TypeError) as caught:
+        normalize_hits(document)
+    message = str(caught.value)
+    assert message.startswith(f"the retriever returned one {type(document).__module__}.")
+    assert message.endswith("not a list of hits; wrap a single document in a list: [document]")
+    assert normalize_hits([document])[0][0].id == "d1"
+
+
+def test_a_dict_that_is_no_known_shape_names_both_dicts_accepted() -> None:
+    with pytest.raises(TypeError, match=r"keys \['hits'\], not a list of hits; a dict is accepted"):
+        normalize_hits({"hits": ["d1"]})
+    with pytest.raises(TypeError) as caught:
+        normalize_hits({"hits": ["d1"]})
+    assert str(caught.value).endswith(
+        'as {"documents": [...]} (Haystack) and, from a RAG pipeline, '
+        'as {"answer": ..., "contexts": [...]}'
+    )
