@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.config import Defaults, JudgeSettings, build_settings
+from pytest_ragcheck.errors import ConfigError, did_you_mean
 
 if TYPE_CHECKING:
     from pytest_ragcheck.config import Settings
@@ -102,5 +104,12 @@ def _judge(judge: str | Mapping[str, Any] | JudgeSettings | None) -> JudgeSettin
     if isinstance(judge, str):
         return JudgeSettings(model=judge, cache_dir=default_cache)
     fields = dict(judge)
+    known = [f.name for f in dataclasses.fields(JudgeSettings)]
+    for key in fields:
+        if key not in known:
+            raise ConfigError(
+                f"judge: unknown setting {key!r}{did_you_mean(str(key), known)}; "
+                f"valid settings: {', '.join(known)}"
+            )
     cache = fields.pop("cache_dir", default_cache)
     return JudgeSettings(cache_dir=None if cache in (None, "off") else Path(cache), **fields)

@@ -167,6 +167,10 @@ class Result:
             canonical = name
         if canonical in self.metrics:
             return self.metrics[canonical]
+        if any(spec.name == canonical for spec in self.specs):  # asked for, but no case scored
+            failure = (self.info.get("judge") or {}).get("failure")
+            why = failure or "every case failed or was skipped (see result.errors)"
+            raise KeyError(f"metric {name!r} has no value: no case could be scored; {why}")
         raise KeyError(
             f"metric {name!r} was not computed in this run{did_you_mean(canonical, self.metrics)}; "
             f"computed: {', '.join(self.metrics)} (add it to metrics=[...])"

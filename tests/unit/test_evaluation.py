@@ -47,7 +47,7 @@ def test_a_metric_with_no_case_value_is_absent_not_zero() -> None:
     assert "mrr@5" not in result.metrics
     assert [c.status for c in result.cases] == ["error"] * 3
     assert all("index offline" in (c.error or "") for c in result.cases)
-    with pytest.raises(KeyError, match="not computed"):
+    with pytest.raises(KeyError, match="has no value: no case could be scored"):
         result["mrr@5"]
 
 
@@ -75,3 +75,28 @@ def test_text_span_recall_counts_every_span_a_hit_contains() -> None:
     assert result["precision@2"] == pytest.approx(1 / 2)
     assert result["mrr@2"] == 1.0
     assert [h.grade for h in result.cases[0].hits] == [1, 0, 1]
+
+
+def test_an_unknown_judge_setting_names_the_closest_and_the_valid_ones() -> None:
+    from pytest_ragcheck.errors import ConfigError
+
+    with pytest.raises(ConfigError) as caught:
+        evaluate(lambda q: RANKINGS[q], CASES, metrics=["llm_relevancy"], judge={"modle": "x"})
+    message = str(caught.value)
+    assert message.startswith("judge: unknown setting 'modle' (did you mean 'model'?); ")
+    assert "valid settings: model, api_base, samples" in message
+
+
+def test_a_metric_asked_for_without_a_value_says_why_not_to_add_it() -> None:
+    def broken(query: str) -> list[str]:
+        raise RuntimeError("index offline")
+
+    result = evaluate(broken, CASES, k=2, metrics=["mrr"])
+    with pytest.raises(KeyError) as caught:
+        result["mrr"]
+    assert caught.value.args[0] == (
+        "metric 'mrr' has no value: no case could be scored; every case failed or was "
+        "skipped (see result.errors)"
+    )
+    with pytest.raises(KeyError, match=r"'ndcg' was not computed in this run"):
+        result["ndcg"]
