@@ -74,12 +74,22 @@ def hit_ids(result: Any, case_id: str) -> list[str]:
     return [h.id for h in case.hits]
 
 
-@functools.cache
+# Each adapter is built once per framework module: a pytester run in this process drops the
+# framework modules it imported, and an adapter built on a dropped base class would fail the
+# next ``isinstance`` check of the re-imported framework (the order of test files must not
+# matter).
+
+
 def langchain_embeddings() -> Any:
     """``corpus.embed`` as a LangChain ``Embeddings`` (imports LangChain when called)."""
     from langchain_core.embeddings import Embeddings
 
-    class HashEmbeddings(Embeddings):
+    return _langchain_embeddings(Embeddings)
+
+
+@functools.cache
+def _langchain_embeddings(base: type) -> Any:
+    class HashEmbeddings(base):  # type: ignore[misc, valid-type]
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
             return [embed(text) for text in texts]
 
@@ -89,12 +99,16 @@ def langchain_embeddings() -> Any:
     return HashEmbeddings()
 
 
-@functools.cache
 def llamaindex_embedding() -> Any:
     """``corpus.embed`` as a LlamaIndex ``BaseEmbedding`` (imports LlamaIndex when called)."""
     from llama_index.core.embeddings import BaseEmbedding
 
-    class HashEmbedding(BaseEmbedding):
+    return _llamaindex_embedding(BaseEmbedding)
+
+
+@functools.cache
+def _llamaindex_embedding(base: type) -> Any:
+    class HashEmbedding(base):  # type: ignore[misc, valid-type]
         def _get_query_embedding(self, query: str) -> list[float]:
             return embed(query)
 
@@ -107,11 +121,15 @@ def llamaindex_embedding() -> Any:
     return HashEmbedding()
 
 
-@functools.cache
 def haystack_text_embedder() -> Any:
     """A Haystack component ``text -> embedding`` with ``corpus.embed`` (imports Haystack)."""
     from haystack import component
 
+    return _haystack_text_embedder(component)
+
+
+@functools.cache
+def _haystack_text_embedder(component: Any) -> Any:
     @component
     class HashTextEmbedder:
         @component.output_types(embedding=list[float])
