@@ -229,8 +229,9 @@ def test_pipeline_contexts_that_cannot_be_read_are_named_by_their_key(
     assert "the retriever returned" not in text  # it is the pipeline's contexts, not hits
 
 
-def test_a_llamaindex_query_engine_passed_whole_is_told_to_pass_its_query(suite: Suite) -> None:
-    engine = """
+#: A ``pipeline`` fixture: a real LlamaIndex query engine (mock LLM and embedding) over two
+#: nodes, built with ``options`` and returned with ``attribute`` (e.g. ``.query``).
+_QUERY_ENGINE = """
     @pytest.fixture
     def pipeline():
         from llama_index.core import Settings, VectorStoreIndex
@@ -241,8 +242,12 @@ def test_a_llamaindex_query_engine_passed_whole_is_told_to_pass_its_query(suite:
         Settings.llm = MockLLM(max_tokens=4)
         Settings.embed_model = MockEmbedding(embed_dim=8)
         nodes = [TextNode(id_="d1", text="Paris."), TextNode(id_="d2", text="Berlin.")]
-        return VectorStoreIndex(nodes).as_query_engine(similarity_top_k=2)
+        return VectorStoreIndex(nodes).as_query_engine(similarity_top_k=2{options}){attribute}
     """
+
+
+def test_a_llamaindex_query_engine_passed_whole_is_told_to_pass_its_query(suite: Suite) -> None:
+    engine = _QUERY_ENGINE.format(options="", attribute="")
     _project(suite, 'k=3, baseline=False, metrics=["mrr", "token_f1"]', extra=engine)
     result = suite.run("-W", "ignore::DeprecationWarning")
     result.assert_outcomes(failed=1)
@@ -315,19 +320,7 @@ def test_a_bound_batch_method_gets_the_depth_like_its_object(suite: Suite, metho
 
 
 def test_a_llamaindex_streaming_response_says_how_to_get_the_answer(suite: Suite) -> None:
-    engine = """
-    @pytest.fixture
-    def pipeline():
-        from llama_index.core import Settings, VectorStoreIndex
-        from llama_index.core.embeddings import MockEmbedding
-        from llama_index.core.llms import MockLLM
-        from llama_index.core.schema import TextNode
-
-        Settings.llm = MockLLM(max_tokens=4)
-        Settings.embed_model = MockEmbedding(embed_dim=8)
-        nodes = [TextNode(id_="d1", text="Paris."), TextNode(id_="d2", text="Berlin.")]
-        return VectorStoreIndex(nodes).as_query_engine(similarity_top_k=2, streaming=True).query
-    """
+    engine = _QUERY_ENGINE.format(options=", streaming=True", attribute=".query")
     _project(suite, 'k=3, baseline=False, metrics=["mrr", "token_f1"]', extra=engine)
     result = suite.run("-W", "ignore::DeprecationWarning")
     result.assert_outcomes(failed=1)
