@@ -51,6 +51,13 @@ def marker_kwargs(item: pytest.Item) -> dict[str, Any] | None:
                 f"@ragcheck takes at most one positional argument (the cases), got {mark.args!r}"
             )
         if mark.args:
+            given = mark.kwargs.get("cases", mark.args[0])
+            if given is not mark.args[0] and given != mark.args[0]:
+                # Both spellings in one marker: taking either silently hides a typo.
+                raise ConfigError(
+                    f"@ragcheck got the cases twice, {mark.args[0]!r} positionally and "
+                    f"{given!r} as cases=: give them once"
+                )
             merged["cases"] = mark.args[0]
         merged.update(mark.kwargs)
     return merged
