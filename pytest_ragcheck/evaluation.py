@@ -130,7 +130,8 @@ def _evaluate(
             aggregates[spec.name] = math.fsum(vals) / len(vals)
     aggregates.update(trust.values)
     latencies = [c.latency_ms for c in cases if c.latency_ms is not None and c.status == "ok"]
-    aggregates.update(metric_fns.latency_percentiles(latencies))
+    if latencies:  # no call succeeded: no latency either (a ceiling would pass on a 0.0)
+        aggregates.update(metric_fns.latency_percentiles(latencies))
     golden_hash = golden.content_hash
     # Everything but the retrieval counts as evaluation, the checks and hashing before it too.
     timings["evaluate_s"] = time.perf_counter() - started - timings["retrieve_s"]

@@ -220,6 +220,9 @@ def failure_message(verdict: Verdict, result: Result) -> str:
     return f"{message}\n\nNote: {shortfall}." if shortfall else message
 
 
+_BOUND_WORDS = {"min": "floor", "max": "ceiling"}
+
+
 def check_floors(
     result: Result, settings: Settings, *, header: str = "", nodeid: str = ""
 ) -> Verdict:
@@ -249,6 +252,14 @@ def check_floors(
             status=status,
             note=str(metric_notes.get(name, "")),
         )
+    for name, threshold in bounds.items():
+        if name not in result.metrics:  # a bound with nothing to check fails, never passes
+            latency = name.startswith("latency_")
+            verdict.problems.append(
+                f"{name}: no value to check against its {_BOUND_WORDS[threshold.kind]} "
+                f"{format_value(threshold.bound)}{' ms' if latency else ''}: "
+                + ("no retriever call succeeded" if latency else "no case was scored")
+            )
     if settings.per_tag:
         from pytest_ragcheck.tag_gate import tag_checks
 

@@ -100,3 +100,27 @@ def test_a_metric_asked_for_without_a_value_says_why_not_to_add_it() -> None:
     )
     with pytest.raises(KeyError, match=r"'ndcg' was not computed in this run"):
         result["ndcg"]
+
+
+def test_a_bound_on_a_metric_without_a_value_fails_never_passes() -> None:
+    """Every call timed out (``on_error="zero"``): no latency was measured, so there is none
+    (it read 0.0, and a latency ceiling passed on a run whose every call was too slow)."""
+    import time
+
+    from pytest_ragcheck.config import build_settings
+    from pytest_ragcheck.policy import check_floors
+
+    def slow(query: str) -> list[str]:
+        time.sleep(0.3)
+        return RANKINGS[query]
+
+    keywords = {"timeout": 0.05, "on_error": "zero", "concurrency": 3, "max_latency_p95_ms": 100}
+    result = evaluate(slow, CASES, **keywords)
+    assert not any(name.startswith("latency_") for name in result.metrics)
+    assert result["mrr@10"] == 0.0
+    verdict = check_floors(result, build_settings(keywords))
+    assert verdict.failed
+    assert verdict.problems == [
+        "latency_p95_ms: no value to check against its ceiling 100.0 ms: "
+        "no retriever call succeeded"
+    ]
