@@ -25,3 +25,22 @@ def test_qrels_grade_too_long_to_read_is_an_error_not_a_header(suite):
     assert "qrels.tsv:1: grade must be an integer" in text
     assert "has no judgments" not in text
     assert long_grade not in text
+
+
+def test_compare_without_significance_does_not_claim_no_test() -> None:
+    """``significance=None`` only turns the markers off: the paired p-values are still
+    computed and printed, so the legend must not say there was no test."""
+    from pytest_ragcheck import compare
+
+    cases = [{"id": f"q{i}", "query": f"q{i}", "expected_ids": ["a"]} for i in range(6)]
+    cmp = compare(
+        {"ref": lambda q: ["a"], "other": lambda q: ["b", "a"]},
+        cases,
+        k=5,
+        metrics=["mrr"],
+        significance=None,
+    )
+    table = cmp.table()
+    assert " p=" in table
+    assert "no test" not in table
+    assert "nothing marked" in table
