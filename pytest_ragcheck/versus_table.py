@@ -61,7 +61,7 @@ def comparison_lines(data: Mapping[str, Any]) -> list[str]:
         f"▲/▼ significantly better/worse than {reference} (p ≤ {level:g}, two-sided paired "
         f"sign-flip test, Holm-corrected over {others} system(s))"
         if level is not None
-        else "significance=None: no test, means only"
+        else "significance=None: nothing marked, better() compares means only"
     )
     lines.append(f"{test}; Δ, p and wins/ties/losses per case against {reference}")
     return lines

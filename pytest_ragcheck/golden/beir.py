@@ -96,11 +96,20 @@ def beir_files_for_qrels(path: Path, display: str) -> BeirFiles:
 
 
 def _is_number(text: str) -> bool:
-    """``"1.0"``, ``"-2"``, ``"3e0"``: a grade written wrong, not a header's column name."""
+    """``"1.0"``, ``"-2"``, ``"3e0"``: a grade written wrong, not a header's column name.
+
+    Digits too many for ``int()`` (or a float) are a number too: taking them for a header
+    would drop the row unsaid.
+    """
     try:
-        return math.isfinite(float(text))
+        return math.isfinite(float(text)) or any(c.isdigit() for c in text)
     except ValueError:
         return False
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """``text`` quoted, shortened when long (a 5,000-digit grade stays one readable line)."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}… ({len(text):,} characters)"
 
 
 def _parse_qrels(path: Path, display: str) -> tuple[dict[str, dict[str, int]], int]:
@@ -132,7 +141,9 @@ def _parse_qrels(path: Path, display: str) -> tuple[dict[str, dict[str, int]], i
             # The first row may be a header such as "query-id corpus-id score"; a number
             # (a grade of "1.0") is a judgment, never skipped unsaid.
             if not first_row or _is_number(grade_text):
-                problems.append(f"{display}:{number}: grade must be an integer, got {grade_text!r}")
+                problems.append(
+                    f"{display}:{number}: grade must be an integer, got {_shown(grade_text)}"
+                )
             first_row = False
             continue
         first_row = False
