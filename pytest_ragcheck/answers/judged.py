@@ -120,7 +120,7 @@ def relevancy(
     questions = list(answer["questions"])
     if answer["noncommittal"] or not questions:
         entries = [{"question": q} for q in questions]
-        return Scored(0.0, entries, {"noncommittal": int(bool(answer["noncommittal"]))})
+        return Scored(0.0, entries, {"noncommittal": 1})  # the count explains the 0
     if query_vector is None:
         return Scored(None, error="no embedding of the query")
     try:

@@ -177,7 +177,8 @@ def _agreement(
             )
             trust.add(spec, None, reason, settings)
         return
-    undefined = "; ".join(q["undefined"] for q in questions if q["undefined"])
+    # both questions often fail for the same reason: say it once
+    undefined = "; ".join(dict.fromkeys(q["undefined"] for q in questions if q["undefined"]))
     value = None if undefined else min(q["kappa"] for q in questions)
     trust.agreement = {"kappa": value, "undefined": undefined or None, "questions": questions}
     trust.add(spec, value, undefined, settings)
