@@ -1,4 +1,5 @@
-"""Whether a text has a character a JSON string escapes (the quick paths' one check).
+"""Whether a text has a character a JSON string escapes (the quick paths' one check), and
+whether JSON data can be written as UTF-8 at all.
 
 The bulk writers (the stored baseline's cases block, the report entries) put strings into JSON
 text as they are when nothing in them needs escaping; this tells, for many strings joined.
@@ -6,9 +7,11 @@ text as they are when nothing in them needs escaping; this tells, for many strin
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
-__all__ = ["escapes"]
+__all__ = ["escapes", "utf8_writable"]
 
 #: Characters a JSON string escapes (``json.dumps`` with ``ensure_ascii=False``).
 _ESCAPED = re.compile(r'[\x00-\x1f"\\]')
@@ -23,3 +26,18 @@ def escapes(text: str) -> bool:
     if text.isprintable():
         return '"' in text or "\\" in text
     return _ESCAPED.search(text) is not None
+
+
+def utf8_writable(value: Any) -> bool:
+    """Whether every string in JSON-like ``value`` can be written as UTF-8: half a surrogate
+    pair (JSON can spell ``\\udc00`` alone; ``surrogateescape`` makes one) cannot. Bytes
+    inside ``value`` are not read."""
+    try:
+        json.dumps(value, ensure_ascii=False, default=_not_read).encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _not_read(value: object) -> str:
+    return ""

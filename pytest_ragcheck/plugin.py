@@ -185,6 +185,11 @@ def _failed_unevaluated(item: pytest.Item, report: pytest.TestReport) -> bool:
         return False
     if item.stash.get(ITEM_RECORDS, None) or item.stash.get(ITEM_COMPARISONS, None):
         return False  # its evaluations are reported; a comparison-only test has its tables
+    return _is_ragcheck_test(item)
+
+
+def _is_ragcheck_test(item: pytest.Item) -> bool:
+    """A test with the marker, or one that asks for the ``ragcheck`` fixture."""
     return item.get_closest_marker(MARKER) is not None or "ragcheck" in getattr(
         item, "fixturenames", ()
     )
@@ -208,9 +213,7 @@ def _failure_record(item: pytest.Item, report: pytest.TestReport) -> dict[str, A
 
 def _may_own_baseline(item: pytest.Item) -> bool:
     """A ragcheck test (marker or fixture) whose marker does not say ``baseline=False``."""
-    if item.get_closest_marker(MARKER) is None and "ragcheck" not in getattr(
-        item, "fixturenames", ()
-    ):
+    if not _is_ragcheck_test(item):
         return False
     try:
         kwargs = marker_kwargs(item) or {}

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_ragcheck.errors import GoldenSetError, did_you_mean
+from pytest_ragcheck.escapes import utf8_writable
 from pytest_ragcheck.golden.build import CaseBuilder
 from pytest_ragcheck.golden.model import GoldenSet
 from pytest_ragcheck.ids import IdError, as_id
@@ -101,16 +102,6 @@ _CHUNK = 2048
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
-def _lone_surrogate(value: Any) -> bool:
-    """Whether a string in ``value`` holds half a surrogate pair (it cannot be written as
-    UTF-8: hashing, baselines and reports would fail on it)."""
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
 def _surrogate_problem(where: str) -> str:
     return (
         f"{where}: a string holds an unpaired surrogate escape (\\ud800-\\udfff without its "
@@ -149,7 +140,7 @@ def _text_only(
     values: Iterator[tuple[int, Any]], display: str, problems: list[str]
 ) -> Iterator[tuple[int, Any]]:
     for number, raw in values:
-        if _lone_surrogate(raw):
+        if not utf8_writable(raw):  # hashing, baselines and reports could not write it
             problems.append(_surrogate_problem(f"{display}:{number}"))
             continue
         yield number, raw
@@ -208,7 +199,7 @@ def load_json(path: Path, display: str) -> GoldenSet:
     if not text.strip():
         raise GoldenSetError(f"golden set {display} is empty (expected a JSON list of cases)")
     data = _parse_json(text, display)
-    if _SURROGATE_ESCAPE.search(text) is not None and _lone_surrogate(data):
+    if _SURROGATE_ESCAPE.search(text) is not None and not utf8_writable(data):
         raise GoldenSetError(_surrogate_problem(display))
     if isinstance(data, Mapping):
         extra = [key for key in data if key != "cases"]

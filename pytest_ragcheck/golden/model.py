@@ -25,6 +25,7 @@ from pydantic import (
 
 from pytest_ragcheck.collector import no_collections
 from pytest_ragcheck.errors import GoldenSetError, did_you_mean
+from pytest_ragcheck.escapes import utf8_writable
 from pytest_ragcheck.golden.hashing import all_hashes, case_digest, scored_json
 from pytest_ragcheck.ids import as_id
 from pytest_ragcheck.spans import normalize_text
@@ -34,15 +35,6 @@ __all__ = ["CaseFacts", "GoldenCase", "GoldenSet", "case_facts", "derive_case_id
 Mode = Literal["ids", "texts", "none"]
 #: Where ``GoldenCase._grades`` keeps what it built, in the instance's ``__dict__``.
 _GRADES_KEY = "_grades_built"
-
-
-def _is_text(case: GoldenCase) -> bool:
-    """Whether the case's hashed strings can be written as UTF-8."""
-    try:
-        "".join((case.id, *scored_json(case))).encode()
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def derive_case_id(query: str) -> str:
@@ -208,7 +200,7 @@ class GoldenSet:
             try:
                 return all_hashes(self.cases)
             except UnicodeEncodeError:  # cases given as objects: files are checked as read
-                case = next(c for c in self.cases if not _is_text(c))
+                case = next(c for c in self.cases if not utf8_writable([c.id, *scored_json(c)]))
                 raise GoldenSetError(
                     f"{self.source}: case {case.id!r}: a string holds half a surrogate pair "
                     "(\\ud800-\\udfff without its pair, e.g. from a name decoded with "

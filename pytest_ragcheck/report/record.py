@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from pytest_ragcheck.escapes import utf8_writable
 from pytest_ragcheck.redact import Redactor, known_secrets, redact_data
 from pytest_ragcheck.report.capped import MetricColumns, distribution, select_shown
 from pytest_ragcheck.report.cases import (
@@ -85,16 +86,8 @@ def utf8_safe(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     pytest-xdist carries records to the controller as UTF-8, which has no such characters;
     the usual records have none and come back as they are, after one scan of their text.
     """
-    try:
-        json.dumps(records, ensure_ascii=False, default=_no_text).encode()
-    except UnicodeEncodeError:
-        return _walk(records)  # type: ignore[no-any-return]
-    return records
-
-
-def _no_text(value: object) -> str:
-    """Bytes (the packed entries) were escaped as they were packed: nothing to read."""
-    return ""
+    # the packed entries (bytes) were escaped as they were packed
+    return records if utf8_writable(records) else _walk(records)
 
 
 def _walk(value: Any) -> Any:
