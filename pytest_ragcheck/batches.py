@@ -139,7 +139,10 @@ async def _call_async(
             raw = await read_async(raw)
     except TimeoutError as exc:
         if options.timeout is not None and scope.expired():
-            return _every(batch, _with_where(_timed_out(options.timeout), batch.where(total)))
+            return _every(
+                batch,
+                _with_where(_timed_out(options.timeout, len(batch.queries)), batch.where(total)),
+            )
         return _every(batch, _with_where(_failed(exc, None), batch.where(total)))
     except Exception as exc:
         return _every(batch, _with_where(_failed(exc, None), batch.where(total)))
@@ -173,7 +176,9 @@ def _run_sync(
     return [
         r
         if r.outcomes
-        else _every(b, _with_where(_timed_out(options.timeout or 0), b.where(total)))
+        else _every(
+            b, _with_where(_timed_out(options.timeout or 0, len(b.queries)), b.where(total))
+        )
         for b, r in zip(batches, results, strict=True)
     ]
 

@@ -96,6 +96,8 @@ def _evaluate(
     with no_collections():  # only the run's own objects here, and no reference cycles
         scored = score_cases(to_run, run.outcomes, facts, settings)
         by_id = dict(zip([c.id for c in to_run], scored.results, strict=True))
+    # a timed-out call counts at its timeout: a lower bound, but a ceiling must see it
+    late = [o.latency_ms for o in run.outcomes if o.timed_out and o.latency_ms is not None]
     del run  # the hits live on in the case results
 
     answers.score_lexical(to_run, by_id, settings.metrics, zero_errors=settings.on_error == "zero")
@@ -131,6 +133,7 @@ def _evaluate(
     aggregates.update(trust.values)
     latencies = [c.latency_ms for c in cases if c.latency_ms is not None and c.status == "ok"]
     if latencies:  # no call succeeded: no latency either (a ceiling would pass on a 0.0)
+        latencies += late
         aggregates.update(metric_fns.latency_percentiles(latencies))
     golden_hash = golden.content_hash
     # Everything but the retrieval counts as evaluation, the checks and hashing before it too.

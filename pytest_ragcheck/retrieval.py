@@ -194,7 +194,10 @@ def _shortfall(
         return None
     cutoffs = sorted({s.k for s in _cutoff_specs(specs) if s.k is not None and s.k > most})
     shown = ", ".join(f"@{k}" for k in cutoffs)
-    text = f"retriever returned at most {most} hits; metrics {shown} are computed on {most}"
+    text = (
+        f"retriever returned at most {most} hit{'' if most == 1 else 's'}; metrics {shown} "
+        f"are computed on {most}"
+    )
     resolved = run.retriever
     if depth is None:
         return text + " (no depth was asked for: a metric @all takes the retriever's own depth)"
@@ -204,7 +207,7 @@ def _shortfall(
         return text + "; " + resolved.depth_hint.replace("{depth}", str(depth))
     return (
         text + f"; {resolved.description} takes no k or top_k parameter: add one, or make it "
-        f"return at least {depth} hits"
+        f"return at least {depth} hit{'' if depth == 1 else 's'}"
     )
 
 
@@ -258,6 +261,12 @@ def retrieval_info(
     shortfall = _shortfall(most, specs, run, depth)
     if shortfall is not None:
         notes.append(shortfall)
+    late = sum(1 for o in run.outcomes if o.timed_out)
+    if late and any(o.ok for o in run.outcomes) and any(s.kind == "latency" for s in specs):
+        notes.append(
+            f"{late} call(s) timed out: the latency metrics count each at its timeout "
+            "(a lower bound of its time)"
+        )
     repeated = _repeated_ids(run.outcomes, specs)
     if repeated is not None:
         notes.append(repeated)

@@ -156,8 +156,15 @@ def _failed(exc: BaseException, latency_ms: float | None) -> RetrievalOutcome:
     )
 
 
-def _timed_out(timeout: float) -> RetrievalOutcome:
-    return RetrievalOutcome([], error=f"timed out after {float(timeout)} s", timed_out=True)
+def _timed_out(timeout: float, share: int = 1) -> RetrievalOutcome:
+    """A call abandoned at ``timeout`` s: its latency is the timeout (a lower bound of its
+    time; ``share``: the queries of a batch, each its share), so p95 and max still see it."""
+    return RetrievalOutcome(
+        [],
+        latency_ms=float(timeout) * 1000.0 / share,
+        error=f"timed out after {float(timeout)} s",
+        timed_out=True,
+    )
 
 
 def _finish(

@@ -91,7 +91,7 @@ def test_a_retriever_that_took_the_depth_says_it_was_asked() -> None:
 
     result = evaluate(few, CASES, k=4)
     assert result.info["retrieval"]["shortfall"] == (
-        "retriever returned at most 1 hits; metrics @4 are computed on 1 (it was asked for 4)"
+        "retriever returned at most 1 hit; metrics @4 are computed on 1 (it was asked for 4)"
     )
 
 
@@ -112,7 +112,7 @@ def test_no_depth_is_asked_when_a_metric_is_at_all() -> None:
     result = evaluate(retriever, CASES, k=10, metrics=["mrr", "map@all"])
     assert set(seen) == {7}
     assert result.info["retrieval"]["shortfall"] == (
-        "retriever returned at most 1 hits; metrics @10 are computed on 1 (no depth was asked "
+        "retriever returned at most 1 hit; metrics @10 are computed on 1 (no depth was asked "
         "for: a metric @all takes the retriever's own depth)"
     )
 
