@@ -12,7 +12,10 @@ metrics. Real pytest sessions run in subprocesses:
 
 Each compare run prints its wall time, CPU time (user + system of the whole process tree),
 peak RSS (the process tree's resident memory summed, sampled every 50 ms from ``/proc``; for
-a one-process run also the kernel's exact peak, which sampling can miss), the
+a one-process run also the kernel's exact peak, which sampling can miss), peak PSS (the same
+sum with each shared page counted once: the interpreter and libraries the pytest-xdist
+processes share), for ``-n 2`` the controller's and each worker's own peak and the ratios to
+one process, the
 per-stage times the JSON report carries per test (``timings``: load, retrieve, evaluate,
 compare, record; see docs/reports.md), the report sizes, and the plugin's overhead against
 the metric engine's own time: everything but the retriever's calls and the engine, divided by
@@ -33,6 +36,7 @@ import threading
 import time
 from pathlib import Path
 from shutil import which
+from typing import Any
 
 TEST = """
 from pytest_ragcheck import ragcheck
@@ -68,22 +72,19 @@ def write_golden(path: Path, n: int) -> None:
             handle.write(json.dumps(case) + "\n")
 
 
-def _tree_rss_kb(root: int) -> int:
-    """Resident memory of ``root`` and its descendants (Linux ``/proc``)."""
+def _tree_memory_kb(root: int) -> dict[int, tuple[int, int]]:
+    """Resident and proportional memory (RSS, PSS in kB) of ``root`` and each of its
+    descendants (Linux ``/proc``). PSS counts a page shared by several processes (the
+    interpreter, numpy's libraries) once in their sum; RSS counts it in each process."""
     parents: dict[int, int] = {}
-    rss: dict[int, int] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             stat = Path(f"/proc/{entry}/stat").read_text()
-            status = Path(f"/proc/{entry}/status").read_text()
         except OSError:
             continue
         parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-        for line in status.splitlines():
-            if line.startswith("VmRSS:"):
-                rss[int(entry)] = int(line.split()[1])
     tree = {root}
     changed = True
     while changed:
@@ -92,12 +93,21 @@ def _tree_rss_kb(root: int) -> int:
             if parent in tree and pid not in tree:
                 tree.add(pid)
                 changed = True
-    return sum(rss.get(pid, 0) for pid in tree)
+    return {pid: (_kb(pid, "status", "VmRSS:"), _kb(pid, "smaps_rollup", "Pss:")) for pid in tree}
 
 
-def run_pytest(project: Path, args: list[str]) -> dict[str, float]:
-    """One pytest session: wall s, CPU s of the process tree, peak tree RSS in MB (sampled) and
-    the process's exact peak RSS in MB (the kernel's)."""
+def _kb(pid: int, name: str, key: str) -> int:
+    try:
+        text = Path(f"/proc/{pid}/{name}").read_text()
+    except OSError:
+        return 0
+    return next((int(line.split()[1]) for line in text.splitlines() if line.startswith(key)), 0)
+
+
+def run_pytest(project: Path, args: list[str]) -> dict[str, Any]:
+    """One pytest session: wall s, CPU s of the process tree, peak tree RSS and PSS in MB
+    (sampled), the main process's exact peak RSS in MB (the kernel's), and the sampled peaks
+    of the main process and of its two largest children (pytest-xdist's workers)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
@@ -119,13 +129,18 @@ def run_pytest(project: Path, args: list[str]) -> dict[str, float]:
         stderr=subprocess.STDOUT,
         env=env,
     )
-    peak = 0
+    peak = peak_pss = 0
+    own: dict[int, int] = {}  # each process's own peak RSS
     done = threading.Event()
 
     def sample() -> None:
-        nonlocal peak
+        nonlocal peak, peak_pss
         while not done.is_set():
-            peak = max(peak, _tree_rss_kb(proc.pid))
+            memory = _tree_memory_kb(proc.pid)
+            peak = max(peak, sum(rss for rss, _ in memory.values()))
+            peak_pss = max(peak_pss, sum(pss for _, pss in memory.values()))
+            for pid, (rss, _) in memory.items():
+                own[pid] = max(own.get(pid, 0), rss)
             done.wait(0.05)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -142,7 +157,16 @@ def run_pytest(project: Path, args: list[str]) -> dict[str, float]:
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         raise SystemExit(f"pytest {' '.join(args)} failed:\n{output[-3000:]}")
-    return {"wall": wall, "cpu": cpu, "rss_mb": peak / 1024, "max_rss_mb": usage.ru_maxrss / 1024}
+    workers = sorted((rss for pid, rss in own.items() if pid != proc.pid), reverse=True)
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "rss_mb": peak / 1024,
+        "pss_mb": peak_pss / 1024,
+        "max_rss_mb": usage.ru_maxrss / 1024,
+        "main_mb": own.get(proc.pid, 0) / 1024,
+        "workers_mb": [rss / 1024 for rss in workers[:2]],
+    }
 
 
 def stages(report: Path) -> list[dict[str, float]]:
@@ -163,15 +187,32 @@ def overhead(t: dict[str, float]) -> float:
     return total - t["retriever_s"] - t["metrics_s"]
 
 
-def show_run(label: str, run: dict[str, float], reports: list[Path], *, exact: bool) -> None:
+def show_run(label: str, run: dict[str, Any], reports: list[Path], *, exact: bool) -> None:
     """``exact``: one process, whose exact peak (wait4) is shown beside the sampled one. Not
-    for ``-n 2``: there the kernel's figure can count a forked helper's inherited memory."""
+    for ``-n 2``: there the kernel's figure can count a forked helper's inherited memory, and
+    the peaks of the controller and of each worker are shown instead."""
     sizes = ", ".join(f"{p.suffix[1:]} {p.stat().st_size / 1e6:.1f} MB" for p in reports)
     print(
         f"  {label:<34} wall {run['wall']:6.1f} s  cpu {run['cpu']:6.1f} s  "
         f"peak RSS {run['rss_mb']:6.0f} MB"
         + (f" (exact {run['max_rss_mb']:.0f} MB)" if exact else "")
+        + f", PSS {run['pss_mb']:.0f} MB"
         + (f"  reports: {sizes}" if sizes else "")
+    )
+    if run["workers_mb"]:
+        workers = " + ".join(f"{mb:.0f}" for mb in run["workers_mb"])
+        print(f"    own peaks: controller {run['main_mb']:.0f} MB, workers {workers} MB")
+
+
+def show_ratio(parallel: dict[str, Any], single: dict[str, Any]) -> None:
+    """The ``-n 2`` run's memory against one process's: the whole tree, and the workers alone
+    (what remains is the controller, a pytest process of its own)."""
+    workers = sum(parallel["workers_mb"])
+    print(
+        f"    -n 2 / one process: RSS {parallel['rss_mb'] / single['rss_mb']:.2f}x "
+        f"(exact single {parallel['rss_mb'] / single['max_rss_mb']:.2f}x), "
+        f"PSS {parallel['pss_mb'] / single['pss_mb']:.2f}x; "
+        f"the two workers' own peaks {workers / single['max_rss_mb']:.2f}x"
     )
 
 
@@ -216,7 +257,7 @@ def bench(n: int, parallel: bool) -> None:
         (project / "test_scale.py").write_text(TEST.format(n=n), encoding="utf-8")
         show_run("record baseline", run_pytest(project, ["--snapshot-update"]), [], exact=True)
         report = project / "report.json"
-        run = run_pytest(project, [f"--ragcheck-report={report}"])
+        single = run = run_pytest(project, [f"--ragcheck-report={report}"])
         show_run("compare + JSON report", run, [report], exact=True)
         show_stages(report)
         if parallel:
@@ -230,6 +271,7 @@ def bench(n: int, parallel: bool) -> None:
             html = project / "report.html"
             run = run_pytest(project, ["-n", "2", f"--ragcheck-report={report},{html}"])
             show_run("-n 2 compare + JSON/HTML", run, [report, html], exact=False)
+            show_ratio(run, single)
             show_stages(report)
             show_html_open(html)
         from pytest_ragcheck.golden import load_golden
