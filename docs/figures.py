@@ -581,7 +581,7 @@ def scale_rows(out: str) -> list[str]:
     rows = []
     run = (
         r"\s+wall\s+([\d.]+) s\s+cpu\s+([\d.]+) s\s+peak RSS\s+(\d+) MB"
-        r"(?: \(exact (\d+) MB\))?(?:\s+reports: (.*))?"
+        r"(?: \(exact (\d+) MB\))?(?:, PSS (\d+) MB)?(?:\s+reports: (.*))?"
     )
     for size, body in re.findall(r"^== ([\d,]+) cases ==\n((?:  .*\n?)*)", out, re.M):
         one = _match(r"^  compare \+ JSON report" + run, body)
@@ -589,7 +589,7 @@ def scale_rows(out: str) -> list[str]:
             f"| {size} cases, trivial retriever, default metrics: baseline compare + JSON report "
             f"(one pytest session) | **{one.group(1)} s wall**, {one.group(2)} s CPU, "
             f"{max(int(one.group(3)), int(one.group(4) or 0))} MB peak RSS; "
-            f"JSON {one.group(5).removeprefix('json ')} | "
+            f"JSON {one.group(6).removeprefix('json ')} | "
             "`benchmarks/bench_scale.py` |"
         )
         stages = _match(
@@ -607,12 +607,22 @@ def scale_rows(out: str) -> list[str]:
             f"{compare_s} s, report record {record_s} s: plugin overhead {over_s} s = "
             f"**{ratio}×** the engine's time | 〃 |"
         )
-        two = re.search(r"^  -n 2 compare \+ JSON/HTML" + run, body, re.M)
+        two = re.search(r"^  -n 2 compare \+ JSON/HTML" + run + r"\n(.*\n)(.*\n)", body, re.M)
         if two is not None:
+            peaks = _match(r"controller (\d+) MB, workers (\d+) \+ (\d+) MB", two.group(7))
+            ratios = _match(
+                r"RSS ([\d.]+)x \(exact single ([\d.]+)x\), PSS ([\d.]+)x; "
+                r"the two workers' own peaks ([\d.]+)x",
+                two.group(8),
+            )
             rows.append(
                 f"| the same, `-n 2`, two such tests (one per worker), JSON + HTML reports | "
                 f"{two.group(1)} s wall, {two.group(2)} s CPU, {two.group(3)} MB peak RSS "
-                f"(process tree); {two.group(5)} | 〃 |"
+                f"(process tree; PSS {two.group(5)} MB): "
+                f"{'–'.join(sorted({ratios.group(1), ratios.group(2)}))}× one process "
+                f"(PSS {ratios.group(3)}×); own peaks: controller {peaks.group(1)} MB, "
+                f"workers {peaks.group(2)} + {peaks.group(3)} MB ({ratios.group(4)}×); "
+                f"{two.group(6)} | 〃 |"
             )
             opened = re.search(r"^    html opens in headless Chromium in ([\d.]+) s", body, re.M)
             if opened is not None:
