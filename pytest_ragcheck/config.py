@@ -187,6 +187,21 @@ def _tolerance_name(name: str, k: int | None) -> str:
     return spec.name
 
 
+def _tags(value: object) -> tuple[str, ...]:
+    """``tags=``: an empty selection is an error, not "every case" (an empty list is usually a
+    comprehension that matched nothing); a blank tag is one no case can carry."""
+    tags = str_list("tags", value)
+    if not tags:
+        raise ConfigError(
+            f"tags={value!r} names no tag, which would select no case; to run every case, "
+            "leave tags out (or pass tags=None)"
+        )
+    for tag in tags:
+        if not tag.strip():
+            raise ConfigError(f"tags: {tag!r} is an empty tag, which no case can carry; remove it")
+    return tags
+
+
 def _check_keywords(kwargs: Mapping[str, Any], where: str) -> None:
     for key in kwargs:
         if key in MARKER_KEYWORDS:
@@ -265,7 +280,7 @@ def build_settings(
     if not isinstance(baseline, bool):
         raise ConfigError(f"baseline must be True or False, got {baseline!r}")
     tags_raw = kw.get("tags")
-    tags = None if tags_raw is None else str_list("tags", tags_raw)
+    tags = None if tags_raw is None else _tags(tags_raw)
     split = kw.get("split")
     if split is not None and not isinstance(split, str):
         raise ConfigError(f"split must be a string, got {split!r}")

@@ -1,0 +1,109 @@
+"""Golden values that used to be accepted and ignored: blank tags, ``tags=[]`` and BEIR query
+metadata that is not an object. Each is now a clear error naming where it is."""
+
+from __future__ import annotations
+
+import pytest
+from harness import ragcheck_module
+
+TAGGED = (
+    {"id": "q1", "query": "what is alpha", "expected_ids": ["a"], "tags": ["faq"]},
+    {"id": "q2", "query": "what is beta", "expected_ids": ["b"], "tags": ["faq"]},
+)
+
+
+def _with_plain_test(marker: str) -> str:
+    return ragcheck_module(
+        marker,
+        extra="""
+
+        def test_other():
+            pass
+        """,
+    )
+
+
+@pytest.mark.parametrize("tag", ["", "   "], ids=["empty", "whitespace"])
+def test_blank_tag_in_golden_file(suite, run_mode, tag):
+    cases = [dict(TAGGED[0]), {**TAGGED[1], "tags": ["faq", tag]}]
+    suite.make(_with_plain_test('"golden.jsonl", k=2, baseline=False'), cases=cases)
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=1, passed=1)
+    suite.assert_clean(result)
+    text = suite.text(result)
+    assert f"golden.jsonl:2: field 'tags': tag #2 is empty ({tag!r})" in text
+
+
+def test_blank_tag_in_json_golden_file_names_the_case(suite):
+    cases = [dict(TAGGED[0]), {**TAGGED[1], "tags": [""]}]
+    suite.golden(cases, name="golden.json")
+    suite.retriever()
+    suite.test(_with_plain_test('"golden.json", k=2, baseline=False'))
+    result = suite.run()
+    result.assert_outcomes(failed=1, passed=1)
+    suite.assert_clean(result)
+    assert "golden.json: case #2 (id 'q2'): field 'tags': tag #1 is empty ('')" in suite.text(
+        result
+    )
+
+
+def _assert_usage_error(suite, result, run_mode):
+    if run_mode:  # an xdist worker reports it as a collection error
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        result.stdout.fnmatch_lines(["*ERROR collecting test_rag.py*"])
+    else:
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "passed" not in result.parseoutcomes(), "a test ran despite the bad marker"
+    suite.assert_clean(result)
+
+
+@pytest.mark.parametrize(
+    ("keyword", "expected"),
+    [
+        pytest.param(
+            "tags=[]",
+            "test_rag.py::test_rag: tags=[] names no tag, which would select no case; "
+            "to run every case, leave tags out",
+            id="empty-list",
+        ),
+        pytest.param(
+            "tags=['faq', '']",
+            "test_rag.py::test_rag: tags: '' is an empty tag, which no case can carry",
+            id="blank-tag",
+        ),
+        pytest.param(
+            "tags=' '",
+            "test_rag.py::test_rag: tags: ' ' is an empty tag, which no case can carry",
+            id="blank-string",
+        ),
+    ],
+)
+def test_marker_tags_that_select_nothing(suite, run_mode, keyword, expected):
+    suite.make(_with_plain_test(f'"golden.jsonl", k=2, baseline=False, {keyword}'), cases=TAGGED)
+    result = suite.run(*run_mode)
+    _assert_usage_error(suite, result, run_mode)
+    assert expected in suite.text(result)
+
+
+def test_fixture_call_tags_empty_list(suite):
+    """The call's keywords are checked when the call runs: the test fails with the message."""
+    suite.make(
+        ragcheck_module('"golden.jsonl", k=2, baseline=False', body="ragcheck(retriever, tags=[])"),
+        cases=TAGGED,
+    )
+    result = suite.run()
+    result.assert_outcomes(failed=1)
+    suite.assert_clean(result)
+    assert "tags=[] names no tag" in suite.text(result)
+
+
+def test_fixture_call_tags_none_still_runs_every_case(suite):
+    suite.make(
+        ragcheck_module(
+            '"golden.jsonl", k=2, baseline=False, tags=["nope"]',
+            body="assert len(ragcheck(retriever, tags=None).cases) == 2",
+        ),
+        cases=TAGGED,
+    )
+    result = suite.run()
+    result.assert_outcomes(passed=1)
