@@ -3,6 +3,8 @@ metadata that is not an object. Each is now a clear error naming where it is."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from harness import ragcheck_module
 
@@ -107,3 +109,76 @@ def test_fixture_call_tags_none_still_runs_every_case(suite):
     )
     result = suite.run()
     result.assert_outcomes(passed=1)
+
+
+def _beir(suite, queries: list[dict[str, object]]) -> None:
+    suite.write("beir/queries.jsonl", "".join(json.dumps(q) + "\n" for q in queries))
+    suite.write("beir/qrels.tsv", "query-id\tcorpus-id\tscore\nq1\ta\t1\nq2\tb\t1\n")
+    suite.retriever()
+    suite.test(_with_plain_test('"beir", k=2, baseline=False'))
+
+
+@pytest.mark.parametrize(
+    ("metadata", "shown"),
+    [
+        pytest.param("en", "str 'en'", id="string"),
+        pytest.param(["en"], "list ['en']", id="list"),
+        pytest.param(3, "int 3", id="number"),
+    ],
+)
+def test_beir_query_metadata_not_an_object(suite, run_mode, metadata, shown):
+    _beir(
+        suite,
+        [
+            {"_id": "q1", "text": "what is alpha", "metadata": {}},
+            {"_id": "q2", "text": "what is beta", "metadata": metadata},
+        ],
+    )
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=1, passed=1)
+    suite.assert_clean(result)
+    assert (
+        f"queries.jsonl:2: query 'q2': field 'metadata' must be a JSON object, got {shown}"
+        in suite.text(result)
+    )
+
+
+def test_beir_query_metadata_null_and_extra_fields_are_kept(suite):
+    """``null`` metadata is none; other fields, and an ``id`` beside ``_id``, are kept."""
+    _beir(
+        suite,
+        [
+            {"_id": "q1", "text": "what is alpha", "metadata": None, "lang": "en"},
+            {"_id": "q2", "id": "old-7", "text": "what is beta", "metadata": {"lang": "de"}},
+        ],
+    )
+    suite.test(
+        ragcheck_module(
+            '"beir", k=2, baseline=False',
+            body="""
+            result = ragcheck(retriever)
+            from pytest_ragcheck.golden import load_golden
+            golden = load_golden("beir")
+            assert [c.metadata for c in golden] == [{"lang": "en"}, {"lang": "de", "id": "old-7"}]
+            """,
+        )
+    )
+    result = suite.run()
+    result.assert_outcomes(passed=1)
+
+
+def test_beir_field_both_top_level_and_in_metadata(suite):
+    _beir(
+        suite,
+        [
+            {"_id": "q1", "text": "what is alpha", "metadata": {"lang": "en"}, "lang": "de"},
+            {"_id": "q2", "text": "what is beta"},
+        ],
+    )
+    result = suite.run()
+    result.assert_outcomes(failed=1, passed=1)
+    suite.assert_clean(result)
+    assert (
+        "queries.jsonl:1: query 'q1': field 'lang' is both a top-level field and a key of "
+        "'metadata' ('de' and 'en'); keep one" in suite.text(result)
+    )
