@@ -252,10 +252,13 @@ def build_settings(
             specs.append(t.spec)
 
     tolerance = number("tolerance", kw.get("tolerance", defaults.tolerance), lo=0.0)
-    tolerances_raw = kw.get("tolerances") or {}
-    if not isinstance(tolerances_raw, Mapping):
+    tolerances_raw = kw.get("tolerances")
+    if tolerances_raw is None:
+        tolerances_raw = {}
+    elif not isinstance(tolerances_raw, Mapping):  # tolerances=0 would be ignored unsaid
         raise ConfigError(
             f"tolerances must be a dict of metric name -> allowed drop, got {tolerances_raw!r}"
+            " (for one tolerance for every metric, use tolerance=)"
         )
     tolerances = {
         _tolerance_name(n, k): number(f"tolerances[{n!r}]", v, lo=0.0)
@@ -294,6 +297,10 @@ def build_settings(
     id_key = kw.get("id_key")
     if id_key is not None and not isinstance(id_key, str):
         raise ConfigError(f"id_key must be a string, got {id_key!r}")
+    if id_key is not None and not id_key.strip():  # no hit has it: every case would fail
+        raise ConfigError(
+            f"id_key must name the id's metadata key or attribute (e.g. 'doc_id'), got {id_key!r}"
+        )
 
     judge = _judge_settings(kw, defaults.judge)
     _check_judge_statistics(specs, judge)

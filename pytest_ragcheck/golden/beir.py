@@ -137,6 +137,8 @@ def _parse_qrels(path: Path, display: str) -> tuple[dict[str, dict[str, int]], i
             continue
         try:
             grade = int(grade_text)
+            if "_" in grade_text:  # int() reads "1_0" as 10
+                raise ValueError(grade_text)
         except ValueError:
             # The first row may be a header such as "query-id corpus-id score"; a number
             # (a grade of "1.0") is a judgment, never skipped unsaid.

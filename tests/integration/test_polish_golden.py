@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from harness import ragcheck_module
+from harness import SERIAL_ONLY, ragcheck_module
 
 TAGGED = (
     {"id": "q1", "query": "what is alpha", "expected_ids": ["a"], "tags": ["faq"]},
@@ -181,4 +181,31 @@ def test_beir_field_both_top_level_and_in_metadata(suite):
     assert (
         "queries.jsonl:1: query 'q1': field 'lang' is both a top-level field and a key of "
         "'metadata' ('de' and 'en'); keep one" in suite.text(result)
+    )
+
+
+# The usage-error path under pytest-xdist is covered by
+# test_marker_tags_that_select_nothing[xdist-empty-list].
+@SERIAL_ONLY
+def test_marker_tolerances_zero_and_blank_id_key(suite, run_mode):
+    suite.make(_with_plain_test('"golden.jsonl", k=2, baseline=False, tolerances=0'))
+    suite.test(_with_plain_test('"golden.jsonl", k=2, baseline=False, id_key=""'), name="test_id")
+    result = suite.run(*run_mode)
+    _assert_usage_error(suite, result, run_mode)
+    text = suite.text(result)
+    assert (
+        "test_rag.py::test_rag: tolerances must be a dict of metric name -> allowed drop, "
+        "got 0 (for one tolerance for every metric, use tolerance=)" in text
+    )
+    assert "test_id.py::test_rag: id_key must name the id's metadata key or attribute" in text
+
+
+def test_path_in_a_list_of_cases(suite):
+    suite.make(_with_plain_test('["golden.jsonl"], k=2, baseline=False'))
+    result = suite.run()
+    result.assert_outcomes(failed=1, passed=1)
+    suite.assert_clean(result)
+    assert (
+        "case #1: expected a GoldenCase or a dict, got str 'golden.jsonl' "
+        "(a path goes in cases= on its own, not in a list)" in suite.text(result)
     )
