@@ -187,6 +187,21 @@ def _tolerance_name(name: str, k: int | None) -> str:
     return spec.name
 
 
+def _tags(value: object) -> tuple[str, ...]:
+    """``tags=``: an empty selection is an error, not "every case" (an empty list is usually a
+    comprehension that matched nothing); a blank tag is one no case can carry."""
+    tags = str_list("tags", value)
+    if not tags:
+        raise ConfigError(
+            f"tags={value!r} names no tag, which would select no case; to run every case, "
+            "leave tags out (or pass tags=None)"
+        )
+    for tag in tags:
+        if not tag.strip():
+            raise ConfigError(f"tags: {tag!r} is an empty tag, which no case can carry; remove it")
+    return tags
+
+
 def _check_keywords(kwargs: Mapping[str, Any], where: str) -> None:
     for key in kwargs:
         if key in MARKER_KEYWORDS:
@@ -237,10 +252,13 @@ def build_settings(
             specs.append(t.spec)
 
     tolerance = number("tolerance", kw.get("tolerance", defaults.tolerance), lo=0.0)
-    tolerances_raw = kw.get("tolerances") or {}
-    if not isinstance(tolerances_raw, Mapping):
+    tolerances_raw = kw.get("tolerances")
+    if tolerances_raw is None:
+        tolerances_raw = {}
+    elif not isinstance(tolerances_raw, Mapping):  # tolerances=0 would be ignored unsaid
         raise ConfigError(
             f"tolerances must be a dict of metric name -> allowed drop, got {tolerances_raw!r}"
+            " (for one tolerance for every metric, use tolerance=)"
         )
     tolerances = {
         _tolerance_name(n, k): number(f"tolerances[{n!r}]", v, lo=0.0)
@@ -265,7 +283,7 @@ def build_settings(
     if not isinstance(baseline, bool):
         raise ConfigError(f"baseline must be True or False, got {baseline!r}")
     tags_raw = kw.get("tags")
-    tags = None if tags_raw is None else str_list("tags", tags_raw)
+    tags = None if tags_raw is None else _tags(tags_raw)
     split = kw.get("split")
     if split is not None and not isinstance(split, str):
         raise ConfigError(f"split must be a string, got {split!r}")
@@ -279,6 +297,10 @@ def build_settings(
     id_key = kw.get("id_key")
     if id_key is not None and not isinstance(id_key, str):
         raise ConfigError(f"id_key must be a string, got {id_key!r}")
+    if id_key is not None and not id_key.strip():  # no hit has it: every case would fail
+        raise ConfigError(
+            f"id_key must name the id's metadata key or attribute (e.g. 'doc_id'), got {id_key!r}"
+        )
 
     judge = _judge_settings(kw, defaults.judge)
     _check_judge_statistics(specs, judge)

@@ -137,6 +137,8 @@ def _parse_qrels(path: Path, display: str) -> tuple[dict[str, dict[str, int]], i
             continue
         try:
             grade = int(grade_text)
+            if "_" in grade_text:  # int() reads "1_0" as 10
+                raise ValueError(grade_text)
         except ValueError:
             # The first row may be a header such as "query-id corpus-id score"; a number
             # (a grade of "1.0") is a judgment, never skipped unsaid.
@@ -171,12 +173,28 @@ def _count_lines(path: Path) -> int:
     return count + (last != b"\n")
 
 
-def _query_case(raw: Mapping[str, Any], qid: str, grades: dict[str, int]) -> dict[str, Any]:
-    # BEIR keeps extra query fields in "metadata"; other unknown fields are kept there too.
+def _query_metadata(raw: Mapping[str, Any], id_key: str) -> dict[str, Any] | str:
+    """The case's metadata: BEIR's ``metadata`` object plus every other unknown field (an
+    ``id`` beside ``_id`` too), or a problem when one of them would be lost."""
     given = raw.get("metadata")
-    metadata: dict[str, Any] = dict(given) if isinstance(given, Mapping) else {}
-    metadata.update((k, v) for k, v in raw.items() if k not in ("_id", "id", "text", "metadata"))
-    return {"id": qid, "query": raw["text"], "relevance": grades, "metadata": metadata}
+    if given is None:  # absent, or null as some exports write it
+        given = {}
+    elif not isinstance(given, Mapping):  # BEIR writes {} when a query has none
+        return (
+            f"field 'metadata' must be a JSON object, got {type(given).__name__} "
+            f"{shorten(repr(given))}"
+        )
+    metadata: dict[str, Any] = dict(given)
+    for key, value in raw.items():
+        if key in (id_key, "text", "metadata"):
+            continue
+        if key in metadata:
+            return (
+                f"field {key!r} is both a top-level field and a key of 'metadata' "
+                f"({shorten(repr(value))} and {shorten(repr(metadata[key]))}); keep one"
+            )
+        metadata[key] = value
+    return metadata
 
 
 def load_beir(files: BeirFiles, display: str) -> GoldenSet:
@@ -192,7 +210,8 @@ def load_beir(files: BeirFiles, display: str) -> GoldenSet:
         if not isinstance(raw, Mapping):
             builder.problems.append(f"{where}: expected a JSON object, got {type(raw).__name__}")
             continue
-        given = raw.get("_id", raw.get("id"))
+        id_key = "_id" if "_id" in raw else "id"
+        given = raw.get(id_key)
         qid = as_id(given)
         if given is None:
             builder.problems.append(f"{where}: missing query id (field '_id' or 'id')")
@@ -216,10 +235,15 @@ def load_beir(files: BeirFiles, display: str) -> GoldenSet:
                 f"got {shorten(repr(raw['text']))}"
             )
             continue
+        metadata = _query_metadata(raw, id_key)
+        if isinstance(metadata, str):
+            builder.problems.append(f"{where}: query {qid!r}: {metadata}")
+            continue
         if qid not in qrels:
             unjudged += 1
             continue
-        builder.add(_query_case(raw, qid, qrels[qid]), where, f"line {number}")
+        case = {"id": qid, "query": raw["text"], "relevance": qrels[qid], "metadata": metadata}
+        builder.add(case, where, f"line {number}")
     notes: list[str] = [f"BEIR folder {display}, qrels {qrels_display}"]
     unknown = len(set(qrels) - seen_qids)
     if unknown:

@@ -97,6 +97,13 @@ def _validation_problems(exc: ValidationError) -> list[str]:
     return problems
 
 
+def _kind_of(raw: object, title: str) -> str:
+    """What a non-case is; a string in an in-memory list is most likely a path put in a list."""
+    if title == "cases" and isinstance(raw, str):
+        return f"str {shorten(repr(raw))} (a path goes in cases= on its own, not in a list)"
+    return type(raw).__name__
+
+
 def problem_error(title: str, problems: list[str]) -> GoldenSetError:
     """One error for all ``problems`` of ``title`` (a lone problem is the whole message)."""
     if len(problems) == 1:
@@ -138,7 +145,7 @@ class CaseBuilder:
             derived = raw.get("id") is None
         else:
             kind = "a GoldenCase or a dict" if self.title == "cases" else "a JSON object"
-            self.problems.append(f"{where}: expected {kind}, got {type(raw).__name__}")
+            self.problems.append(f"{where}: expected {kind}, got {_kind_of(raw, self.title)}")
             return
         if case.id in self._first_seen:
             self._repeated(case.id, derived, where)

@@ -106,6 +106,15 @@ class GoldenCase(BaseModel):
                 raise ValueError(f"span #{position + 1} is empty (it would match every text)")
         return value
 
+    @field_validator("tags")
+    @classmethod
+    def _tags_not_empty(cls, value: list[str]) -> list[str]:
+        # An empty tag is almost always an empty spreadsheet cell, and no selection names it.
+        for position, tag in enumerate(value):
+            if not tag.strip():
+                raise ValueError(f"tag #{position + 1} is empty ({tag!r}); remove it")
+        return value
+
     @field_validator("reference_answers")
     @classmethod
     def _answers_not_empty(cls, value: list[str]) -> list[str]:

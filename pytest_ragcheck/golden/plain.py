@@ -41,10 +41,6 @@ def _strs(value: object, ok: Callable[[str], object] = str.strip) -> list[str] |
     return list(value)
 
 
-def _any_str(item: str) -> bool:
-    return True
-
-
 def _grades(value: object) -> dict[str, int] | None:
     if type(value) is not dict:
         return None
@@ -68,7 +64,7 @@ _LISTS: dict[str, Callable[[object], Any]] = {
     "expected_ids": _strs,
     "expected_texts": lambda value: _strs(value, normalize_text),
     "reference_answers": _strs,
-    "tags": lambda value: _strs(value, _any_str),
+    "tags": _strs,
     "relevance": _grades,
     "metadata": _metadata,
 }
