@@ -80,8 +80,10 @@ def layer_thresholds(
     for key, value in kw.items():
         if key.startswith(("min_", "max_")) and key not in keywords:
             add(key, _threshold_keyword(key, value, k))
-    raw_thresholds = kw.get("thresholds") or {}
-    if not isinstance(raw_thresholds, Mapping):
+    raw_thresholds = kw.get("thresholds")
+    if raw_thresholds is None:
+        raw_thresholds = {}
+    elif not isinstance(raw_thresholds, Mapping):  # thresholds=0 would be ignored unsaid
         raise ConfigError(
             f"thresholds must be a dict of metric name -> bound, got {raw_thresholds!r}"
         )

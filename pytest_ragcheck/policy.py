@@ -277,6 +277,8 @@ def check_floors(
     retrieval = result.info.get("retrieval") or {}
     verdict.problems.extend(str(p) for p in retrieval.get("problems") or [])
     verdict.notes.extend(str(n) for n in retrieval.get("notes") or [])
+    if result.golden is not None:  # judgments the golden set's reader left out
+        verdict.notes.extend(result.golden.warnings)
     if result.skipped:
         verdict.notes.append(
             f"{len(result.skipped)} case(s) without relevant documents skipped (empty='skip'): "

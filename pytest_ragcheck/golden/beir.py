@@ -245,13 +245,21 @@ def load_beir(files: BeirFiles, display: str) -> GoldenSet:
         case = {"id": qid, "query": raw["text"], "relevance": qrels[qid], "metadata": metadata}
         builder.add(case, where, f"line {number}")
     notes: list[str] = [f"BEIR folder {display}, qrels {qrels_display}"]
-    unknown = len(set(qrels) - seen_qids)
+    warnings: list[str] = []
+    unknown = sorted(set(qrels) - seen_qids)
     if unknown:
-        notes.append(f"{unknown} qrels queries not in queries.jsonl were ignored")
+        shown = ", ".join(repr(shorten(q)) for q in unknown[:3])
+        warnings.append(
+            f"{qrels_display}: the judgments of {len(unknown)} query id(s) not in "
+            f"{queries_display} were ignored (first: {shown}); do the query ids match?"
+        )
     if unjudged:
         notes.append(f"{unjudged} queries without judgments in this qrels file were skipped")
     if repeats:
-        notes.append(f"{repeats} repeated (qid, docid) judgments: the last one was kept")
+        warnings.append(
+            f"{qrels_display}: {repeats} repeated (qid, docid) judgment(s): the last of each was kept"
+        )
+    notes[1:1] = warnings
     if files.corpus is not None:
         notes.append(f"corpus.jsonl: {_count_lines(files.corpus)} documents (not loaded)")
     if not builder.cases and not builder.problems:
@@ -259,4 +267,4 @@ def load_beir(files: BeirFiles, display: str) -> GoldenSet:
             f"{display}: no query in {queries_display} has a judgment in {qrels_display} "
             "(do the query ids match?)"
         )
-    return builder.finish(display, tuple(notes))
+    return builder.finish(display, tuple(notes), tuple(warnings))

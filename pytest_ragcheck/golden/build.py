@@ -181,13 +181,15 @@ class CaseBuilder:
         else:
             self.problems.append(f"{where}: duplicate id {case_id!r} (also on {first_place})")
 
-    def finish(self, source: str, notes: tuple[str, ...] = ()) -> GoldenSet:
+    def finish(
+        self, source: str, notes: tuple[str, ...] = (), warnings: tuple[str, ...] = ()
+    ) -> GoldenSet:
         """The set, or one error listing every problem (an empty set is one too)."""
         if self.problems:
             raise problem_error(self.title, self.problems)
         if not self.cases:
             raise GoldenSetError(f"{self.title} contains no cases")
-        return GoldenSet(tuple(self.cases), source, notes)
+        return GoldenSet(tuple(self.cases), source, notes, warnings)
 
 
 def from_objects(items: Iterable[object]) -> GoldenSet:

@@ -191,6 +191,9 @@ class GoldenSet:
     cases: tuple[GoldenCase, ...]
     source: str
     notes: tuple[str, ...] = ()
+    #: What the reader left out that the user should see in the summary (judgments of
+    #: unknown queries, repeated judgments); ``notes`` has these and the plain facts.
+    warnings: tuple[str, ...] = ()
 
     @property
     def content_hash(self) -> str:
@@ -255,7 +258,7 @@ class GoldenSet:
                 )
         wanted = set(tags)
         chosen = tuple(case for case in self.cases if wanted.intersection(case.tags))
-        return GoldenSet(chosen, self.source, self.notes)
+        return GoldenSet(chosen, self.source, self.notes, self.warnings)
 
 
 class CaseFacts(NamedTuple):

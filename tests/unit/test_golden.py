@@ -513,8 +513,12 @@ def test_beir_unknown_qids_and_repeats_are_noted(tmp_path: Path) -> None:
     golden = load_golden(folder)
     assert golden.cases[0].relevance == {"d1": 3}
     notes = " | ".join(golden.notes)
-    assert "1 qrels queries not in queries.jsonl were ignored" in notes
-    assert "1 repeated (qid, docid) judgments" in notes
+    assert "the judgments of 1 query id(s) not in " in notes
+    assert "were ignored (first: 'q9'); do the query ids match?" in notes
+    assert "1 repeated (qid, docid) judgment(s): the last of each was kept" in notes
+    # both are warnings too: the summary shows them
+    assert len(golden.warnings) == 2
+    assert all(w in golden.notes for w in golden.warnings)
 
 
 def test_beir_non_int_grade_names_file_and_line(tmp_path: Path) -> None:
