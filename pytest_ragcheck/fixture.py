@@ -20,7 +20,11 @@ if TYPE_CHECKING:
     from pytest_ragcheck.result import Result
     from pytest_ragcheck.versus import Comparison
 
-__all__ = ["RagcheckFixture"]
+__all__ = ["USED", "RagcheckFixture"]
+
+#: Set once a test used its fixture (a call, a comparison, or its settings): its marker was
+#: acted on (``plugin`` warns about a passing marked test that never did).
+USED = pytest.StashKey[bool]()
 
 
 class RagcheckFixture:
@@ -37,6 +41,7 @@ class RagcheckFixture:
     def settings(self, **overrides: Any) -> Settings:
         """The effective settings for this test (call overrides > marker > CLI > ini > default)."""
         item = self._request.node
+        item.stash[USED] = True
         return build_settings(
             marker_kwargs(item) or {},
             overrides,

@@ -1,0 +1,134 @@
+"""The pytest layer as a user meets it: marked tests that check nothing, and the summary count.
+
+A test with its own ``@ragcheck(...)`` marker that passes without using the fixture checked
+nothing: pytest warns (``RagcheckWarning``). Tests covered only by a module or class marker,
+and tests that were skipped, failed or xfailed, are left alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from harness import Suite
+
+MARKED = """
+import pytest
+from pytest_ragcheck import ragcheck
+
+
+@ragcheck("golden.jsonl", k=2, baseline=False)
+def test_forgot_the_call(ragcheck, retriever):
+    retriever("what is alpha")
+
+
+@ragcheck("golden.jsonl", k=2, baseline=False)
+def test_without_the_fixture(retriever):
+    assert retriever("what is alpha")
+
+
+@ragcheck("golden.jsonl", k=2, baseline=False)
+@pytest.mark.parametrize("n", [1])
+def test_parametrized(n):
+    pass
+
+
+@ragcheck("golden.jsonl", k=2, baseline=False)
+def test_called(ragcheck, retriever):
+    ragcheck(retriever)
+
+
+@ragcheck("golden.jsonl", k=2)
+def test_compared(ragcheck, retriever):
+    ragcheck.compare({"a": retriever, "b": retriever})
+
+
+@ragcheck("golden.jsonl", tolerance=0.1)
+def test_reads_its_settings(ragcheck):
+    assert ragcheck.settings().tolerance == 0.1
+
+
+@ragcheck("golden.jsonl")
+def test_skipped(ragcheck):
+    pytest.skip("no API key on this machine")
+
+
+@ragcheck("golden.jsonl")
+def test_failed(ragcheck):
+    assert False, "broken before the call"
+
+
+@ragcheck("golden.jsonl")
+@pytest.mark.xfail(reason="known")
+def test_xfailed(ragcheck):
+    assert False
+
+
+@ragcheck("golden.jsonl")
+@pytest.mark.xfail(reason="flaky")
+def test_xpassed(ragcheck):
+    pass
+
+
+def test_unmarked(ragcheck):
+    pass
+"""
+
+COVERED = """
+import pytest
+
+pytestmark = pytest.mark.ragcheck("golden.jsonl", k=2, baseline=False)
+
+
+def test_helper_in_a_marked_module():
+    pass
+
+
+@pytest.mark.ragcheck(k=3)
+class TestMarkedClass:
+    def test_helper_in_a_marked_class(self):
+        pass
+"""
+
+WARNED = ["test_forgot_the_call", "test_without_the_fixture", "test_parametrized[1]"]
+
+
+def _project(suite: Suite) -> None:
+    suite.make(MARKED)
+    suite.test(COVERED, name="test_covered")
+
+
+def test_a_marked_test_that_never_calls_ragcheck_warns(suite: Suite, run_mode) -> None:
+    _project(suite)
+    suite.ini(filterwarnings="error\n    always::pytest_ragcheck.plugin.RagcheckWarning")
+    result = suite.run(*run_mode)
+    result.assert_outcomes(passed=9, skipped=1, failed=1, xfailed=1, xpassed=1, warnings=3)
+    text = suite.text(result)
+    summary = text.split("warnings summary", 1)[1].split("-- Docs", 1)[0]
+    for name in WARNED:
+        assert f"test_rag.py::{name}\n" in summary, summary
+        assert (
+            f"RagcheckWarning: {name} is marked @ragcheck(...) but never called "
+            "ragcheck(...): nothing was checked"
+        ) in summary, summary
+    assert len(re.findall(r"RagcheckWarning: ", summary)) == len(WARNED), summary
+
+
+def test_as_an_error_the_warning_fails_the_test_cleanly(suite: Suite, run_mode) -> None:
+    """``filterwarnings = error`` (this harness's default): an error at teardown, no traceback."""
+    _project(suite)
+    result = suite.run(*run_mode, "-p", "no:randomly")
+    result.assert_outcomes(passed=9, skipped=1, failed=1, xfailed=1, xpassed=1, errors=len(WARNED))
+    text = suite.text(result)
+    for name in WARNED:
+        assert f"ERROR at teardown of {name.split('[')[0]}" in text, text
+        assert f"E   pytest_ragcheck.plugin.RagcheckWarning: {name} is marked" in text, text
+    assert "INTERNALERROR" not in text
+    assert "pytest_ragcheck/plugin.py" not in text
+
+
+def test_the_warning_can_be_filtered_as_a_pytest_warning(suite: Suite) -> None:
+    _project(suite)
+    suite.ini(filterwarnings="error\n    ignore::pytest.PytestWarning")
+    result = suite.run()
+    result.assert_outcomes(passed=9, skipped=1, failed=1, xfailed=1, xpassed=1)
+    assert "RagcheckWarning" not in suite.text(result)
