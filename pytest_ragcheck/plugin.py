@@ -30,8 +30,6 @@ from pytest_ragcheck.options import OPTION_SPECS, RagcheckOptions, is_worker, pa
 if TYPE_CHECKING:
     from collections.abc import Generator
 
-__all__ = ["RagcheckWarning"]
-
 #: Set on a test whose own ``@ragcheck`` marker was never acted on: it passed without a call.
 _UNCHECKED = pytest.StashKey[bool]()
 

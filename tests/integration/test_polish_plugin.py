@@ -132,3 +132,33 @@ def test_the_warning_can_be_filtered_as_a_pytest_warning(suite: Suite) -> None:
     result = suite.run()
     result.assert_outcomes(passed=9, skipped=1, failed=1, xfailed=1, xpassed=1)
     assert "RagcheckWarning" not in suite.text(result)
+
+
+COMPARING = """
+from pytest_ragcheck import ragcheck
+
+
+@ragcheck("golden.jsonl", k=2, baseline=False)
+def test_gated(ragcheck, retriever):
+    ragcheck(retriever)
+
+
+@ragcheck("golden.jsonl", k=2)
+def test_compared(ragcheck, retriever):
+    ragcheck.compare({"a": retriever, "b": retriever})
+"""
+
+
+def test_the_count_line_counts_the_comparisons_it_lists(suite: Suite, run_mode) -> None:
+    """A ``ragcheck.compare`` test is listed (``COMPARED``): the last line counts it apart."""
+    suite.make(COMPARING)
+    for args in ([], ["-q"]):
+        result = suite.run(*run_mode, *args)
+        result.assert_outcomes(passed=2)
+        text = suite.text(result)
+        assert "COMPARED" in text
+        assert "ragcheck: 1 test — 1 passed · 1 comparison\n" in text, text
+
+    result = suite.run(*run_mode, "-k", "compared")  # only a comparison: still a count line
+    result.assert_outcomes(passed=1)
+    assert "ragcheck: no gated test ran · 1 comparison\n" in suite.text(result)
