@@ -127,7 +127,8 @@ class RagcheckFixture:
         result = evaluate_golden(retriever, golden, settings, progress=progress)
         timings.update(result.info.get("timings") or {})
         clock = time.perf_counter()
-        header = f"{golden.source} ({len(result.cases)} cases, k={settings.k})"
+        n = len(result.cases)
+        header = f"{golden.source} ({n} case{'' if n == 1 else 's'}, k={settings.k})"
         verdict = check_floors(result, settings, header=header, nodeid=item.nodeid)
         baseline_info: dict[str, Any] | None = None
         if settings.baseline:

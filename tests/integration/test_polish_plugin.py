@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from harness import Suite
+from harness import Suite, ragcheck_module
 
 MARKED = """
 import pytest
@@ -210,3 +210,18 @@ def test_an_incomplete_update_lets_syrupy_delete_nothing(suite: Suite, run_mode)
     assert "1 unused snapshot deleted." in suite.text(result)
     assert [p.exists() for p in files] == [True, False]
     assert "deleted no unused snapshot" not in suite.text(result)
+
+
+def test_a_one_case_golden_set_is_one_case(suite: Suite) -> None:
+    """The failure message and the summary said ``(1 cases, k=2)``."""
+    suite.make(
+        ragcheck_module('"golden.jsonl", k=2, baseline=False, min_mrr=0.9'),
+        cases=Suite.GOLDEN[:1],
+        rankings={"what is alpha": ["x", "a"]},
+    )
+    result = suite.run()
+    result.assert_outcomes(failed=1)
+    text = suite.text(result)
+    assert "ragcheck failed for golden.jsonl (1 case, k=2)" in text, text
+    assert "test_rag.py::test_rag  golden.jsonl (1 case, k=2)" in text, text
+    assert "1 cases" not in text
