@@ -179,7 +179,8 @@ def pytest_runtest_makereport(
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
-    """Warn after the teardown: as an error (``-W error``) it then fails the test cleanly."""
+    """Warn once the test's fixtures are torn down: made an error (``-W error``), the warning
+    then fails the test at teardown without cutting a fixture's teardown short."""
     __tracebackhide__ = True
     result = yield
     if item.stash.get(_UNCHECKED, False):
