@@ -20,7 +20,11 @@ if TYPE_CHECKING:
     from pytest_ragcheck.result import Result
     from pytest_ragcheck.versus import Comparison
 
-__all__ = ["RagcheckFixture"]
+__all__ = ["USED", "RagcheckFixture"]
+
+#: Set once a test used its fixture (a call, a comparison, or its settings): its marker was
+#: acted on (``plugin`` warns about a passing marked test that never did).
+USED = pytest.StashKey[bool]()
 
 
 class RagcheckFixture:
@@ -37,6 +41,7 @@ class RagcheckFixture:
     def settings(self, **overrides: Any) -> Settings:
         """The effective settings for this test (call overrides > marker > CLI > ini > default)."""
         item = self._request.node
+        item.stash[USED] = True
         return build_settings(
             marker_kwargs(item) or {},
             overrides,
@@ -122,7 +127,8 @@ class RagcheckFixture:
         result = evaluate_golden(retriever, golden, settings, progress=progress)
         timings.update(result.info.get("timings") or {})
         clock = time.perf_counter()
-        header = f"{golden.source} ({len(result.cases)} cases, k={settings.k})"
+        n = len(result.cases)
+        header = f"{golden.source} ({n} case{'' if n == 1 else 's'}, k={settings.k})"
         verdict = check_floors(result, settings, header=header, nodeid=item.nodeid)
         baseline_info: dict[str, Any] | None = None
         if settings.baseline:

@@ -7,11 +7,13 @@ module skipped at collection (``pytest.importorskip``), ``--collect-only`` or a 
 crashed its pytest-xdist worker all leave tests that never ran (or never got to keep their
 baseline), and their baselines used to be deleted.
 
-:class:`BaselineGuard` wraps syrupy's ``pytest_sessionfinish``: before it runs, the guard reads
-every pytest-ragcheck baseline file under the session's test paths; after it, when the session
-did not complete, it writes back every one that was deleted, byte for byte, and says so. A
-complete session keeps syrupy's behaviour (baselines of removed tests are deleted). The guard
-runs where syrupy deletes: in a plain run, or on the pytest-xdist controller.
+:class:`BaselineGuard` wraps syrupy's ``pytest_sessionfinish``. When the session did not
+complete and pytest-ragcheck baseline files lie under its test paths, the guard turns on
+syrupy's own ``--snapshot-no-cleanup`` first: syrupy deletes nothing and its summary lists the
+snapshots it did not use as unused, not deleted. It also reads every such baseline file, and
+writes back, byte for byte, any that was deleted all the same (a syrupy without that option).
+A complete session keeps syrupy's behaviour (baselines of removed tests are deleted). The
+guard runs where syrupy deletes: in a plain run, or on the pytest-xdist controller.
 """
 
 from __future__ import annotations
@@ -133,7 +135,14 @@ class BaselineGuard:
     def pytest_sessionfinish(
         self, session: pytest.Session, exitstatus: int | pytest.ExitCode
     ) -> Generator[None, None, None]:
-        saved = dict(self._read_baselines(session)) if self._updating() else {}
+        reason = self.incomplete_reason(session, exitstatus) if self._updating() else ""
+        saved = dict(self._read_baselines(session)) if reason else {}
+        option = self.config.option
+        cleanup_off = bool(saved) and not getattr(option, "no_cleanup", False)
+        if cleanup_off:
+            # syrupy's own --snapshot-no-cleanup: it deletes nothing and its summary says
+            # "unused", not "deleted" (left set: the summary reads it after this hook).
+            option.no_cleanup = True
         try:
             yield
         except OSError as exc:
@@ -147,11 +156,15 @@ class BaselineGuard:
                 self.finish(session, exitstatus)
         if not saved:
             return
-        reason = self.incomplete_reason(session, exitstatus)
         gone = [path for path in saved if not path.exists()]
-        if not reason or not gone:
+        if not gone:
+            if cleanup_off:
+                self.messages.append(
+                    f"--snapshot-update deleted no unused snapshot, because {reason}. "
+                    "Snapshots of removed tests are deleted only by a complete session."
+                )
             return
-        for path in gone:
+        for path in gone:  # a syrupy without --snapshot-no-cleanup deleted them
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(saved[path])
         shown = ", ".join(_display(p, self.config.rootpath) for p in gone[:5])

@@ -15,7 +15,7 @@ import pytest
 
 from pytest_ragcheck.config import build_settings
 from pytest_ragcheck.errors import ConfigError, RagcheckError
-from pytest_ragcheck.fixture import RagcheckFixture
+from pytest_ragcheck.fixture import USED, RagcheckFixture
 from pytest_ragcheck.items import (
     ITEM_COMPARISONS,
     ITEM_RECORDS,
@@ -29,6 +29,13 @@ from pytest_ragcheck.options import OPTION_SPECS, RagcheckOptions, is_worker, pa
 
 if TYPE_CHECKING:
     from collections.abc import Generator
+
+#: Set on a test whose own ``@ragcheck`` marker was never acted on: it passed without a call.
+_UNCHECKED = pytest.StashKey[bool]()
+
+
+class RagcheckWarning(pytest.PytestWarning):
+    """A ragcheck test that checked nothing; filter it as ``pytest_ragcheck.plugin.RagcheckWarning``."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -158,6 +165,8 @@ def pytest_runtest_makereport(
     comparisons = item.stash.get(ITEM_COMPARISONS, None)
     if comparisons and report.when == "call":
         report.ragcheck_compare = comparisons  # type: ignore[attr-defined]
+    if report.when == "call" and _checked_nothing(item, report):
+        item.stash[_UNCHECKED] = True  # warned about once the test is torn down
     if _keeps_baselines(item, report):
         # syrupy deletes, under --snapshot-update, the snapshots no assertion touched: a test
         # that crashed, or passed without a ragcheck call (an early return), still exists, so
@@ -166,6 +175,35 @@ def pytest_runtest_makereport(
 
         keep_baselines(item)
     return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
+    """Warn once the test's fixtures are torn down: made an error (``-W error``), the warning
+    then fails the test at teardown without cutting a fixture's teardown short."""
+    __tracebackhide__ = True
+    result = yield
+    if item.stash.get(_UNCHECKED, False):
+        item.warn(
+            RagcheckWarning(
+                f"{item.name} is marked @ragcheck(...) but never called ragcheck(...): "
+                "nothing was checked (call ragcheck(retriever), or pytest.skip() when there "
+                "is nothing to check)"
+            )
+        )
+    return result
+
+
+def _checked_nothing(item: pytest.Item, report: pytest.TestReport) -> bool:
+    """A passing test whose own marker (not a module's or class's) its fixture never acted on.
+
+    Markers on a module or a class may cover helper tests that have nothing to evaluate; one
+    on the test itself says it is a gate. A skipped, failed, xfailed or xpassed test is not
+    reported: its outcome already says more.
+    """
+    if not report.passed or hasattr(report, "wasxfail") or item.stash.get(USED, False):
+        return False
+    return any(mark.name == MARKER for mark in item.own_markers)
 
 
 def _keeps_baselines(item: pytest.Item, report: pytest.TestReport) -> bool:

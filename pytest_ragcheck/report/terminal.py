@@ -177,11 +177,16 @@ def _compact(test: Mapping[str, Any], markup: bool) -> Line:
     return [(label, colour), ("  " + name + "  " + " · ".join(parts), {})]
 
 
-def _counts(tests: Sequence[Mapping[str, Any]]) -> str:
+def _counts(tests: Sequence[Mapping[str, Any]], comparisons: int = 0) -> str:
+    """``ragcheck: 3 tests — 2 passed, 1 regressed · 1 comparison``: every entry listed above
+    (the ``COMPARED`` tables are not gated, so they are counted apart, as in the Markdown)."""
     counts = {s: sum(1 for t in tests if t["status"] == s) for s in TEST_STATUSES}
     parts = [f"{n} {word(s)}" for s, n in counts.items() if n]
     noun = "test" if len(tests) == 1 else "tests"
-    return f"ragcheck: {len(tests)} {noun} — " + ", ".join(parts)
+    text = f"{len(tests)} {noun} — " + ", ".join(parts) if tests else "no gated test ran"
+    if comparisons:
+        text += f" · {comparisons} comparison{'' if comparisons == 1 else 's'}"
+    return "ragcheck: " + text
 
 
 def render_summary(
@@ -234,8 +239,9 @@ def render_summary(
                 ]
             )
     lines.extend(comparison_section(document, markup))
-    if tests:
-        lines.append([(_counts(tests), {"bold": markup})])
+    comparisons = len(document.get("comparisons") or [])
+    if tests or comparisons:
+        lines.append([(_counts(tests, comparisons), {"bold": markup})])
     incomplete = (document.get("run") or {}).get("incomplete")
     if incomplete:
         text = f"ragcheck: incomplete run: {incomplete}; only the tests that ran are listed"
