@@ -16,6 +16,7 @@ __all__ = [
     "GoldenCase",
     "GoldenSet",
     "RagcheckError",
+    "RagcheckWarning",
     "Result",
     "compare",
     "evaluate",
@@ -39,12 +40,14 @@ _LAZY = {
     "compare": "pytest_ragcheck.api",
     "Comparison": "pytest_ragcheck.versus",
     "RagcheckError": "pytest_ragcheck.errors",
+    "RagcheckWarning": "pytest_ragcheck.plugin",
 }
 
 if TYPE_CHECKING:
     from pytest_ragcheck.api import compare, evaluate
     from pytest_ragcheck.errors import RagcheckError
     from pytest_ragcheck.golden import GoldenCase, GoldenSet, load_golden
+    from pytest_ragcheck.plugin import RagcheckWarning
     from pytest_ragcheck.result import CaseResult, Result
     from pytest_ragcheck.versus import Comparison
 

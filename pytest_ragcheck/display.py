@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_UP, Decimal
 
-__all__ = ["MINUS", "format_value", "shorten", "shown_id", "signed"]
+__all__ = ["MINUS", "counted", "format_value", "shorten", "shown_id", "signed"]
 
 #: The real minus sign (U+2212): a delta reads ``−0.034``, not ``-0.034``.
 MINUS = "−"
@@ -51,3 +51,8 @@ def shown_id(text: str, width: int = 60) -> str:
     file or a retriever's id must not break or recolour the terminal); cut to ``width``."""
     shown = text if text.isprintable() else repr(text)[1:-1]
     return shown if len(shown) <= width else shown[: width - 1] + "…"
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 case``, ``2 cases``: a count with its noun (regular plurals only)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_ragcheck.config import build_settings
+from pytest_ragcheck.display import counted
 from pytest_ragcheck.errors import ConfigError, RagcheckError
 from pytest_ragcheck.items import ITEM_COMPARISONS, ITEM_RECORDS, marker_kwargs, ragcheck_options
 
@@ -127,8 +128,7 @@ class RagcheckFixture:
         result = evaluate_golden(retriever, golden, settings, progress=progress)
         timings.update(result.info.get("timings") or {})
         clock = time.perf_counter()
-        n = len(result.cases)
-        header = f"{golden.source} ({n} case{'' if n == 1 else 's'}, k={settings.k})"
+        header = f"{golden.source} ({counted(len(result.cases), 'case')}, k={settings.k})"
         verdict = check_floors(result, settings, header=header, nodeid=item.nodeid)
         baseline_info: dict[str, Any] | None = None
         if settings.baseline:

@@ -35,7 +35,7 @@ _UNCHECKED = pytest.StashKey[bool]()
 
 
 class RagcheckWarning(pytest.PytestWarning):
-    """A ragcheck test that checked nothing; filter it as ``pytest_ragcheck.plugin.RagcheckWarning``."""
+    """A ragcheck test that checked nothing; filter it as ``pytest_ragcheck.RagcheckWarning``."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -20,7 +20,7 @@ from pytest_ragcheck.baseline_compare import (
     not_comparable_message,
 )
 from pytest_ragcheck.checks import WORST_CASES, CaseChange, MetricCheck, Status, update_command
-from pytest_ragcheck.display import format_value, shorten, shown_id, signed
+from pytest_ragcheck.display import counted, format_value, shorten, shown_id, signed
 from pytest_ragcheck.registry import find_metric
 
 if TYPE_CHECKING:
@@ -205,7 +205,7 @@ def _retriever_errors(errors: Sequence[CaseResult], evaluated: int) -> str:
             continue
         shown = ", ".join(shown_id(c.id) for c in cases[:_CASES_PER_ERROR])
         more = f" and {len(cases) - _CASES_PER_ERROR} more" if len(cases) > _CASES_PER_ERROR else ""
-        lines.append(f"  {len(cases)} cases: {error}")
+        lines.append(f"  {counted(len(cases), 'case')}: {error}")
         lines.append(f"    {shown}{more}")
     if len(groups) > _ERROR_KINDS:
         lines.append(f"  … and {len(groups) - _ERROR_KINDS} more distinct errors")

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from pytest_ragcheck.display import counted
 from pytest_ragcheck.errors import ConfigError, did_you_mean
 from pytest_ragcheck.names import MetricSpec, parse_metric
 from pytest_ragcheck.sorting import natural_key
@@ -238,15 +239,15 @@ class Result:
         lines = [f"{'metric':<{width}}  value", f"{'-' * width}  ------"]
         lines += [f"{n:<{width}}  {v:.4f}" for n, v in self.metrics.items()]
         lines.append(
-            f"{len(self.evaluated)} cases evaluated"
-            + (f", {len(self.errors)} errors" if self.errors else "")
+            f"{counted(len(self.evaluated), 'case')} evaluated"
+            + (f", {counted(len(self.errors), 'error')}" if self.errors else "")
             + (f", {len(self.skipped)} skipped" if self.skipped else "")
         )
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{n}={v:.4f}" for n, v in self.metrics.items())
-        return f"<Result {len(self.cases)} cases: {shown}>"
+        return f"<Result {counted(len(self.cases), 'case')}: {shown}>"
 
     def to_pandas(self) -> pandas.DataFrame:
         """One row per case: id, query, tags, status, latency_ms, error, one column per metric

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
+from pytest_ragcheck.display import counted
 from pytest_ragcheck.errors import GoldenSetError
 
 if TYPE_CHECKING:
@@ -195,8 +196,7 @@ def _shortfall(
     cutoffs = sorted({s.k for s in _cutoff_specs(specs) if s.k is not None and s.k > most})
     shown = ", ".join(f"@{k}" for k in cutoffs)
     text = (
-        f"retriever returned at most {most} hit{'' if most == 1 else 's'}; metrics {shown} "
-        f"are computed on {most}"
+        f"retriever returned at most {counted(most, 'hit')}; metrics {shown} are computed on {most}"
     )
     resolved = run.retriever
     if depth is None:
@@ -207,7 +207,7 @@ def _shortfall(
         return text + "; " + resolved.depth_hint.replace("{depth}", str(depth))
     return (
         text + f"; {resolved.description} takes no k or top_k parameter: add one, or make it "
-        f"return at least {depth} hit{'' if depth == 1 else 's'}"
+        f"return at least {counted(depth, 'hit')}"
     )
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_ragcheck.baseline_doc import BaselineDoc, round_value
 from pytest_ragcheck.case_match import CaseMatch
 from pytest_ragcheck.checks import MetricCheck
+from pytest_ragcheck.display import counted
 
 if TYPE_CHECKING:
     from pytest_ragcheck.stats import PairedTest
@@ -173,4 +174,4 @@ def judge_change(
 
 def _noise_note(test: PairedTest, level: float | None, *, drop: bool) -> str:
     what = "not significant" if drop else "improvement not significant"
-    return f"{what}: p={test.p_value:.3g} > significance {level:g} ({test.n_changed} cases changed)"
+    return f"{what}: p={test.p_value:.3g} > significance {level:g} ({counted(test.n_changed, 'case')} changed)"

@@ -681,7 +681,7 @@
       "▲/▼ significantly better/worse than " + c.reference + " (p ≤ " + c.significance + ", two-sided paired sign-flip test, Holm-corrected across systems); Δ, p and wins/ties/losses per case against " + c.reference;
     return el("section", { "class": "card comparison", "data-nodeid": c.nodeid },
       el("div", { "class": "card-head" }, el("h2", { "class": "mono" }, breakable(c.nodeid))),
-      el("p", { "class": "meta", text: "Compared on " + c.source + " (" + c.n_cases + " cases, k=" + c.k + ")" }),
+      el("p", { "class": "meta", text: "Compared on " + c.source + " (" + c.n_cases + (c.n_cases === 1 ? " case" : " cases") + ", k=" + c.k + ")" }),
       el("div", { "class": "scroll-x" }, el("table", { "class": "metrics comparison-table" }, el("thead", null, el("tr", null, head)), el("tbody", null, rows))),
       el("p", { "class": "meta", text: level }));
   }
