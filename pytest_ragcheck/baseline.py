@@ -213,7 +213,8 @@ def _assert(assertion: Any, index: str, data: object) -> Exception | None:
 
 
 def _claim(config: pytest.Config, location: str, nodeid: str) -> str | None:
-    """The other test already using ``location`` in this process, if any."""
+    """The other test already using ``location`` in this process, if any: names that differ
+    only in case count as one (one file on macOS and Windows, and in a git checkout there)."""
     owners = config.stash.setdefault(_OWNERS, {})
-    owner = owners.setdefault(location, nodeid)
+    owner = owners.setdefault(location.casefold(), nodeid)
     return None if owner == nodeid else owner

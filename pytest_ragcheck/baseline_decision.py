@@ -155,8 +155,9 @@ def decide_baseline(
 
     if shared_with is not None:
         verdict.problems.append(
-            f"{shared_with} and this test map to the same baseline file {path}; give them "
-            "distinct, shorter parametrize ids (pytest.param(..., id='...'))"
+            f"{shared_with} and this test map to the same baseline file {path} (names that "
+            "differ only in case are one file on macOS and Windows); give them distinct, "
+            "shorter parametrize ids (pytest.param(..., id='...'))"
         )
         return BaselineDecision(replace(base, status="kept"), None)
     if verdict.problems:
