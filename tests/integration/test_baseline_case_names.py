@@ -8,14 +8,18 @@ from pathlib import Path
 
 from harness import ragcheck_module
 
-PARAMETRIZED = ragcheck_module(
-    '"golden.jsonl", k=2',
-    function="test_rag",
-    body="ragcheck(retriever)",
-).replace(
-    "@ragcheck(",
-    '@pytest.mark.parametrize("name", ["BM25", "bm25"])\n@ragcheck(',
-).replace("def test_rag(ragcheck, retriever):", "def test_rag(ragcheck, retriever, name):")
+PARAMETRIZED = (
+    ragcheck_module(
+        '"golden.jsonl", k=2',
+        function="test_rag",
+        body="ragcheck(retriever)",
+    )
+    .replace(
+        "@ragcheck(",
+        '@pytest.mark.parametrize("name", ["BM25", "bm25"])\n@ragcheck(',
+    )
+    .replace("def test_rag(ragcheck, retriever):", "def test_rag(ragcheck, retriever, name):")
+)
 
 
 def test_names_differing_only_in_case_are_one_baseline(suite):
@@ -25,9 +29,7 @@ def test_names_differing_only_in_case_are_one_baseline(suite):
     result = suite.run("--snapshot-update")
     result.assert_outcomes(passed=1, failed=1)
     text = suite.text(result)
-    assert (
-        "test_rag.py::test_rag[BM25] and this test map to the same baseline file" in text
-    ), text
+    assert "test_rag.py::test_rag[BM25] and this test map to the same baseline file" in text, text
     assert "(names that differ only in case are one file on macOS and Windows)" in text
     files = sorted(p.name for p in Path(suite.pytester.path, "__snapshots__").rglob("*.json"))
     assert files == ["test_rag[BM25][ragcheck].json"]
