@@ -260,6 +260,13 @@ def check_floors(
                 f"{format_value(threshold.bound)}{' ms' if latency else ''}: "
                 + ("no retriever call succeeded" if latency else "no case was scored")
             )
+    computed = {s.name for s in settings.metrics}
+    unused = [name for name in settings.tolerances if name not in computed]
+    if unused and settings.baseline:  # a typo or another cutoff: no tolerance applies unsaid
+        verdict.notes.append(
+            f"tolerances name {', '.join(unused)}, which this test does not compute "
+            f"(it computes {', '.join(sorted(computed))}); those tolerances apply to nothing"
+        )
     if settings.per_tag:
         from pytest_ragcheck.tag_gate import tag_checks
 
