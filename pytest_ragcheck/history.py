@@ -188,5 +188,11 @@ def _text(value: object) -> str | None:
 
 
 def _number(value: object) -> bool:
-    """A value to draw: a finite number (a hand-written ``NaN`` line must not stop the report)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """A value to draw: a finite float (a hand-written ``NaN`` or ``1e999``, or an integer too
+    large for a float, must not stop the report)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # int beyond float range
+        return False

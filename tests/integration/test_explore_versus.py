@@ -1,0 +1,30 @@
+"""Hostile input to ``ragcheck.compare(...)`` and ``--ragcheck-history`` in real sessions."""
+
+from __future__ import annotations
+
+import json
+
+from harness import Suite
+
+SOURCE = """
+from pytest_ragcheck import ragcheck
+
+
+@ragcheck("golden.jsonl", k=5, metrics=["mrr"], baseline=False)
+def test_plain(ragcheck, retriever):
+    ragcheck(retriever)
+"""
+
+
+def test_a_hand_edited_history_line_with_a_huge_integer_is_not_drawn(suite: Suite) -> None:
+    suite.make(SOURCE)
+    line = {"test": "test_rag.py::test_plain", "call": 0, "metrics": {"mrr@5": 10**400}}
+    path = suite.write("h.jsonl", json.dumps(line) + "\n")
+    result = suite.run("--ragcheck-history=h.jsonl", "--ragcheck-report=r.json")
+    result.assert_outcomes(passed=1)
+    Suite.assert_clean(result)
+    assert "ragcheck history: 1 line(s) appended to" in Suite.text(result)
+    runs = suite.read_json("r.json")["history"]["tests"][0]["runs"]
+    assert runs[0]["metrics"] == {}
+    assert runs[1]["metrics"]["mrr@5"] == 1.0
+    assert len(path.read_text().splitlines()) == 2
