@@ -1,0 +1,51 @@
+"""compare() on odd but valid input: the numbers stay those of each metric's own cases."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from judge_server import JudgeServer
+
+from pytest_ragcheck import compare
+from pytest_ragcheck.config import JudgeSettings
+from pytest_ragcheck.stats import paired_test
+
+N = 8
+CASES = [{"id": f"q{i}", "query": f"query {i}", "expected_ids": [f"d{i}"]} for i in range(N)]
+
+
+def _text(query: str) -> str:
+    # Two cases the judge answers steadily; on the others its samples disagree, so with
+    # judge_disagreement="abstain" those cases have no llm_relevancy value (but an mrr).
+    return "[g=2]" if int(query.split()[1]) < 2 else "[wobble]"
+
+
+def first(query: str) -> list[dict[str, str]]:
+    return [{"id": "d" + query.split()[1], "text": _text(query)}]
+
+
+def second(query: str) -> list[dict[str, str]]:
+    return [{"id": "x", "text": "[g=0]"}, *first(query)]
+
+
+def test_a_metric_missing_on_some_cases_does_not_drop_them_from_the_others(
+    judge_server: JudgeServer, judge_settings: JudgeSettings
+) -> None:
+    judge = replace(judge_settings, samples=2, disagreement="abstain")
+    cmp = compare(
+        {"first": first, "second": second},
+        CASES,
+        k=2,
+        metrics=["mrr", "llm_relevancy"],
+        judge=judge,
+    )
+    judged = [c.id for c in cmp.results["first"].cases if "llm_relevancy@2" in c.values]
+    assert judged == ["q0", "q1"]
+    ranks = cmp.row("second", "mrr@2")
+    assert ranks.n == N
+    assert (ranks.wins, ranks.ties, ranks.losses) == (0, 0, N)
+    expected = paired_test([1.0] * N, [0.5] * N, alternative="two-sided")
+    assert ranks.p_value == pytest.approx(expected.p_value)
+    assert ranks.marker == "loss"
+    assert cmp.row("second", "llm_relevancy@2").n == 2
