@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import subprocess
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -92,8 +93,14 @@ def history_lines(
 
 
 def read_history(path: Path) -> list[dict[str, Any]]:
-    """Every line of ``path`` (none when it does not exist); a bad line is a HistoryError."""
+    """Every line of ``path`` (none when it does not exist); a bad line is a HistoryError.
+
+    Only a regular file is read: a FIFO or a device (``/dev/null``, ``/dev/full``) has no
+    history, and reading one to its end would block or never finish.
+    """
     try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return []
         raw = path.read_bytes()
     except FileNotFoundError:
         return []

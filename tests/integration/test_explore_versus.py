@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from harness import Suite
 
@@ -28,3 +29,16 @@ def test_a_hand_edited_history_line_with_a_huge_integer_is_not_drawn(suite: Suit
     assert runs[0]["metrics"] == {}
     assert runs[1]["metrics"]["mrr@5"] == 1.0
     assert len(path.read_text().splitlines()) == 2
+
+
+def test_a_history_path_that_is_a_pipe_is_not_read_to_the_end(suite: Suite) -> None:
+    suite.make(SOURCE)
+    fifo = suite.path / "h.fifo"
+    os.mkfifo(fifo)
+    # Reading a FIFO (or /dev/zero) to its end never returns: the run must not hang on it.
+    result = suite.pytester.runpytest_subprocess(
+        *Suite.ARGS, f"--ragcheck-history={fifo}", timeout=60
+    )
+    result.assert_outcomes(passed=1)
+    Suite.assert_clean(result)
+    assert f"ragcheck history: 1 line(s) appended to {fifo}" in Suite.text(result)
