@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from pytest_ragcheck.display import shown_id
 from pytest_ragcheck.errors import ConfigError, RetrieverError, did_you_mean
 from pytest_ragcheck.names import parse_metric
 
@@ -101,7 +102,7 @@ def check_errors(results: Mapping[str, Result]) -> None:
             first = result.errors[0]
             problems.append(
                 f"compare: system {name!r} failed on {len(result.errors)} case(s), first "
-                f"{first.id}: {first.error}"
+                f"{shown_id(first.id)}: {first.error}"
             )
     if problems:
         raise RetrieverError(
@@ -321,8 +322,8 @@ class Comparison:
         from pytest_ragcheck.versus_table import comparison_lines
 
         failed = [
-            f"{name}: the retriever failed on {len(r.errors)} of {len(r.cases)} case(s), first "
-            f"{r.errors[0].id}: {r.errors[0].error} "
+            f"{shown_id(name)}: the retriever failed on {len(r.errors)} of {len(r.cases)} "
+            f"case(s), first {shown_id(r.errors[0].id)}: {r.errors[0].error} "
             + ("(scored 0)" if r.errors[0].values else "(left out of the means and the pairs)")
             for name, r in self.results.items()
             if r.errors

@@ -1,7 +1,9 @@
 """The side-by-side table of a comparison, as text (``print(cmp)``, the terminal summary).
 
 It reads the JSON data of :meth:`pytest_ragcheck.versus.Comparison.to_dict`, so a script, the
-terminal summary and the Markdown report print the same numbers. Pure.
+terminal summary and the Markdown report print the same numbers. System names are shown as
+ids are (:func:`~pytest_ragcheck.display.shown_id`): a newline or a terminal escape in a name
+must not break or recolour the table, nor a long one widen it past reading. Pure.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_ragcheck.display import format_value, signed
+from pytest_ragcheck.display import format_value, shown_id, signed
 
 __all__ = ["MARKS", "comparison_cells", "comparison_lines"]
 
@@ -25,7 +27,12 @@ def comparison_cells(data: Mapping[str, Any]) -> list[list[str]]:
     """Header row, then one row per metric: the metric, then one cell per system."""
     systems = list(data["systems"])
     reference = data["reference"]
-    rows = [["metric", *(f"{s} (reference)" if s == reference else s for s in systems)]]
+    rows = [
+        [
+            "metric",
+            *(f"{shown_id(s)} (reference)" if s == reference else shown_id(s) for s in systems),
+        ]
+    ]
     for metric in data["metrics"]:
         by_system = {r["system"]: r for r in metric["rows"]}
         cells = [metric["name"]]
@@ -45,7 +52,7 @@ def comparison_cells(data: Mapping[str, Any]) -> list[list[str]]:
 def comparison_lines(data: Mapping[str, Any]) -> list[str]:
     """A heading, the aligned table and a legend."""
     systems = list(data["systems"])
-    reference = data["reference"]
+    reference = shown_id(data["reference"])
     others = len(systems) - 1
     level = data.get("significance")
     heading = (

@@ -42,3 +42,32 @@ def test_a_history_path_that_is_a_pipe_is_not_read_to_the_end(suite: Suite) -> N
     result.assert_outcomes(passed=1)
     Suite.assert_clean(result)
     assert f"ragcheck history: 1 line(s) appended to {fifo}" in Suite.text(result)
+
+
+HOSTILE_NAMES = """
+from pytest_ragcheck import ragcheck
+
+
+@ragcheck("golden.jsonl", k=5, metrics=["mrr"])
+def test_names(ragcheck, retriever):
+    names = {"ref\\nline": retriever, "\\x1b[31mred": retriever, "z" * 10_000: retriever}
+    cmp = ragcheck.compare(names)
+    print(cmp)
+"""
+
+
+def test_hostile_system_names_neither_break_nor_recolour_the_table(suite: Suite) -> None:
+    suite.make(HOSTILE_NAMES)
+    result = suite.run("-s", "--ragcheck-report=r.md,r.json")
+    result.assert_outcomes(passed=1)
+    text = Suite.text(result)
+    assert "\x1b[31m" not in text
+    assert "ref\\nline (reference)" in text
+    assert "\\x1b[31mred" in text
+    assert max(len(line) for line in text.splitlines()) < 400
+    markdown = (suite.path / "r.md").read_text(encoding="utf-8")
+    assert "\x1b" not in markdown
+    assert max(len(line) for line in markdown.splitlines()) < 400
+    # the JSON report keeps the names as given
+    systems = suite.read_json("r.json")["comparisons"][0]["systems"]
+    assert systems == ["ref\nline", "\x1b[31mred", "z" * 10_000]
