@@ -22,13 +22,14 @@ __all__ = ["case_rows", "comparison_frame", "result_frame"]
 CASE_COLUMNS = ("id", "query", "tags", "status", "latency_ms", "error")
 
 
-def _pandas() -> Any:
+def _pandas(without: str) -> Any:
+    """pandas, or an error naming the ``to_dict()`` that gives the same data without it."""
     try:
         import pandas
     except ImportError:
         raise RagcheckError(
             'to_pandas() needs pandas: pip install "pytest-ragcheck[pandas]" (or pip install '
-            "pandas); result.to_dict() gives the same data without it"
+            f"pandas); {without} gives the same data without it"
         ) from None
     return pandas
 
@@ -54,13 +55,13 @@ def case_rows(result: Result) -> tuple[list[dict[str, Any]], list[str]]:
 
 def result_frame(result: Result) -> pandas.DataFrame:
     """One row per case; metric columns hold NaN where a case has no value (skipped, error)."""
-    pd = _pandas()
+    pd = _pandas("result.to_dict()")
     rows, names = case_rows(result)
     return pd.DataFrame(rows, columns=[*CASE_COLUMNS, *names])
 
 
 def comparison_frame(comparison: Comparison, *, per_case: bool) -> pandas.DataFrame:
-    pd = _pandas()
+    pd = _pandas("cmp.results[system].to_dict()" if per_case else "cmp.to_dict()")
     if not per_case:
         data = comparison.to_dict()
         records = [row for metric in data["metrics"] for row in metric["rows"]]

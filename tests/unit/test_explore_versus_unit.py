@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 
 import pytest
@@ -9,6 +10,7 @@ from judge_server import JudgeServer
 
 from pytest_ragcheck import compare
 from pytest_ragcheck.config import JudgeSettings
+from pytest_ragcheck.errors import RagcheckError
 from pytest_ragcheck.stats import paired_test
 
 N = 8
@@ -49,3 +51,22 @@ def test_a_metric_missing_on_some_cases_does_not_drop_them_from_the_others(
     assert ranks.p_value == pytest.approx(expected.p_value)
     assert ranks.marker == "loss"
     assert cmp.row("second", "llm_relevancy@2").n == 2
+
+
+def _ranked(query: str) -> list[str]:
+    return ["d" + query.split()[1]]
+
+
+def test_without_pandas_each_to_pandas_names_its_own_to_dict(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cmp = compare({"a": _ranked, "b": _ranked}, CASES, k=2, metrics=["mrr"])
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas -> ImportError
+    for call, alternative in (
+        (cmp.to_pandas, "cmp.to_dict()"),
+        (lambda: cmp.to_pandas(per_case=True), "cmp.results[system].to_dict()"),
+        (cmp.results["a"].to_pandas, "result.to_dict()"),
+    ):
+        with pytest.raises(RagcheckError, match="needs pandas") as info:
+            call()
+        assert alternative in str(info.value)
