@@ -44,8 +44,15 @@ class HistoryError(RagcheckError):
 
 def _git(args: Sequence[str], cwd: Path) -> str | None:
     try:
+        # errors="replace": a branch named in another encoding than UTF-8 is still a label
         done = subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=5, check=False
+            ["git", *args],
+            cwd=cwd,
+            capture_output=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=5,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -147,7 +154,9 @@ def append_lines(path: Path, lines: Sequence[Mapping[str, Any]]) -> None:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             text = "\n" + text
-        data = text.encode("utf-8")
+        # A text read with surrogateescape (a file name not in UTF-8) keeps its lone surrogate
+        # as the JSON escape ``\udcff``: valid UTF-8, and json reads it back as it was.
+        data = text.encode("utf-8", "backslashreplace")
         while data:
             data = data[os.write(fd, data) :]
     finally:

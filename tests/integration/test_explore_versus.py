@@ -71,3 +71,30 @@ def test_hostile_system_names_neither_break_nor_recolour_the_table(suite: Suite)
     # the JSON report keeps the names as given
     systems = suite.read_json("r.json")["comparisons"][0]["systems"]
     assert systems == ["ref\nline", "\x1b[31mred", "z" * 10_000]
+
+
+def test_a_golden_file_name_that_is_not_utf8_is_recorded_escaped(suite: Suite) -> None:
+    golden = suite.golden()
+    name = os.fsdecode(b"gold\xff.jsonl")  # a Latin-1 file name on a UTF-8 system
+    golden.rename(suite.path / name)
+    suite.make(SOURCE.replace('"golden.jsonl"', f"{name!r}"))
+    (suite.path / "golden.jsonl").unlink()
+    result = suite.run("--ragcheck-history=h.jsonl", "--ragcheck-report=r.json")
+    result.assert_outcomes(passed=1)
+    Suite.assert_clean(result)
+    (line,) = [json.loads(text) for text in (suite.path / "h.jsonl").read_bytes().splitlines()]
+    assert line["source"] == name  # \udcff in the JSON text: valid UTF-8, read back as written
+
+
+def test_a_branch_name_that_is_not_utf8_does_not_stop_the_history(suite: Suite) -> None:
+    suite.make(SOURCE)
+    git = suite.pytester
+    assert git.run("git", "init", "-q", "-b", os.fsdecode(b"br\xff")).ret == 0
+    identity = ["-c", "user.email=t@example.invalid", "-c", "user.name=t"]
+    assert git.run("git", *identity, "commit", "-q", "--allow-empty", "-m", "x").ret == 0
+    result = suite.run("--ragcheck-history=h.jsonl")
+    result.assert_outcomes(passed=1)
+    Suite.assert_clean(result)
+    (line,) = [json.loads(text) for text in (suite.path / "h.jsonl").read_bytes().splitlines()]
+    assert line["branch"] == "br\N{REPLACEMENT CHARACTER}"
+    assert line["commit"]
