@@ -6,6 +6,7 @@ only by ``to_pandas()``: the plugin and the rest of the package never load it.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.errors import RagcheckError
@@ -61,11 +62,14 @@ def result_frame(result: Result) -> pandas.DataFrame:
 
 
 def comparison_frame(comparison: Comparison, *, per_case: bool) -> pandas.DataFrame:
+    from pytest_ragcheck.versus import SystemRow
+
     pd = _pandas("cmp.results[system].to_dict()" if per_case else "cmp.to_dict()")
     if not per_case:
         data = comparison.to_dict()
         records = [row for metric in data["metrics"] for row in metric["rows"]]
-        return pd.DataFrame(records)
+        # the columns named even when no metric could be compared (latency only)
+        return pd.DataFrame(records, columns=[f.name for f in fields(SystemRow)])
     frames = []
     for system, result in comparison.results.items():
         rows, names = case_rows(result)

@@ -250,12 +250,18 @@ class Comparison:
             name = parse_metric(metric, k).name
         except ConfigError:
             name = metric
-        if name not in self.metrics:
+        if name in self.metrics:
+            return name
+        first = self.reference
+        if name in self.results[first].metrics:  # a latency or judge statistic: no pairs
             raise KeyError(
-                f"metric {metric!r} is not in this comparison{did_you_mean(name, self.metrics)}; "
-                f"compared: {', '.join(self.metrics)}"
+                f"metric {name!r} is not compared (no per-case score to pair): read each "
+                f"system's own, e.g. cmp.results[{first!r}].metrics[{name!r}]"
             )
-        return name
+        raise KeyError(
+            f"metric {metric!r} is not in this comparison{did_you_mean(name, self.metrics)}; "
+            f"compared: {', '.join(self.metrics) or 'none'}"
+        )
 
     def _system(self, system: str) -> str:
         if system not in self.systems:

@@ -70,3 +70,28 @@ def test_without_pandas_each_to_pandas_names_its_own_to_dict(
         with pytest.raises(RagcheckError, match="needs pandas") as info:
             call()
         assert alternative in str(info.value)
+
+
+def test_a_metric_that_is_not_compared_says_where_to_read_it() -> None:
+    cmp = compare({"a": _ranked, "b": _ranked}, CASES, k=2, metrics=["latency_p95_ms"])
+    assert cmp.metrics == ()
+    with pytest.raises(KeyError) as info:
+        cmp.better("a", "b", "latency_p95_ms")
+    message = str(info.value)
+    assert "is not compared" in message
+    assert "cmp.results['a'].metrics['latency_p95_ms']" in message
+    frame = cmp.to_pandas()
+    assert list(frame.columns) == [
+        "system",
+        "metric",
+        "value",
+        "delta",
+        "p_value",
+        "p_holm",
+        "wins",
+        "ties",
+        "losses",
+        "n",
+        "marker",
+    ]
+    assert frame.empty
