@@ -6,7 +6,6 @@ only by ``to_pandas()``: the plugin and the rest of the package never load it.
 
 from __future__ import annotations
 
-from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.errors import RagcheckError
@@ -21,6 +20,20 @@ __all__ = ["case_rows", "comparison_frame", "result_frame"]
 
 #: Columns before the metric columns, in this order.
 CASE_COLUMNS = ("id", "query", "tags", "status", "latency_ms", "error")
+#: The fields of :class:`pytest_ragcheck.versus.SystemRow`, one column each.
+COMPARISON_COLUMNS = (
+    "system",
+    "metric",
+    "value",
+    "delta",
+    "p_value",
+    "p_holm",
+    "wins",
+    "ties",
+    "losses",
+    "n",
+    "marker",
+)
 
 
 def _pandas(without: str) -> Any:
@@ -62,14 +75,12 @@ def result_frame(result: Result) -> pandas.DataFrame:
 
 
 def comparison_frame(comparison: Comparison, *, per_case: bool) -> pandas.DataFrame:
-    from pytest_ragcheck.versus import SystemRow
-
     pd = _pandas("cmp.results[system].to_dict()" if per_case else "cmp.to_dict()")
     if not per_case:
         data = comparison.to_dict()
         records = [row for metric in data["metrics"] for row in metric["rows"]]
         # the columns named even when no metric could be compared (latency only)
-        return pd.DataFrame(records, columns=[f.name for f in fields(SystemRow)])
+        return pd.DataFrame(records, columns=list(COMPARISON_COLUMNS))
     frames = []
     for system, result in comparison.results.items():
         rows, names = case_rows(result)

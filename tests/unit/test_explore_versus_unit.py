@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
+from dataclasses import fields, replace
 
 import pytest
 from judge_server import JudgeServer
@@ -11,7 +11,9 @@ from judge_server import JudgeServer
 from pytest_ragcheck import compare
 from pytest_ragcheck.config import JudgeSettings
 from pytest_ragcheck.errors import RagcheckError
+from pytest_ragcheck.frames import COMPARISON_COLUMNS
 from pytest_ragcheck.stats import paired_test
+from pytest_ragcheck.versus import SystemRow
 
 N = 8
 CASES = [{"id": f"q{i}", "query": f"query {i}", "expected_ids": [f"d{i}"]} for i in range(N)]
@@ -95,3 +97,7 @@ def test_a_metric_that_is_not_compared_says_where_to_read_it() -> None:
         "marker",
     ]
     assert frame.empty
+
+
+def test_the_frame_columns_are_the_row_fields() -> None:
+    assert tuple(f.name for f in fields(SystemRow)) == COMPARISON_COLUMNS
