@@ -325,10 +325,10 @@ class Comparison:
     def table(self) -> str:
         """The plain-text table: each metric per system, markers, deltas, p and W/T/L."""
         from pytest_ragcheck.redact import redact
-        from pytest_ragcheck.versus_table import comparison_lines
+        from pytest_ragcheck.versus_table import comparison_lines, shown_name
 
         failed = [
-            f"{shown_id(name)}: the retriever failed on {len(r.errors)} of {len(r.cases)} "
+            f"{shown_name(name)}: the retriever failed on {len(r.errors)} of {len(r.cases)} "
             f"case(s), first {shown_id(r.errors[0].id)}: {r.errors[0].error} "
             + ("(scored 0)" if r.errors[0].values else "(left out of the means and the pairs)")
             for name, r in self.results.items()

@@ -101,3 +101,15 @@ def test_a_metric_that_is_not_compared_says_where_to_read_it() -> None:
 
 def test_the_frame_columns_are_the_row_fields() -> None:
     assert tuple(f.name for f in fields(SystemRow)) == COMPARISON_COLUMNS
+
+
+def test_long_system_names_that_differ_at_the_end_stay_apart_in_the_table() -> None:
+    stem = "sentence-transformers/all-MiniLM-L6-v2 + bm25 hybrid, reciprocal rank fusion"
+    first, second = f"{stem} alpha=0.3", f"{stem} alpha=0.5"
+    text = str(compare({first: _ranked, second: _ranked}, CASES, k=2, metrics=["mrr"]))
+    assert "alpha=0.3 (reference)" in text
+    assert "alpha=0.5" in text
+    assert max(len(line) for line in text.splitlines()[1:3]) < 220
+    long = str(compare({"x" * 10_000: _ranked, "y\n": _ranked}, CASES, k=2, metrics=["mrr"]))
+    assert max(len(line) for line in long.splitlines()) < 400
+    assert "y\\n" in long
