@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
+import pytest
 from harness import Suite
+
+#: FIFOs, and file names that are bytes rather than text, are POSIX things.
+POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="POSIX FIFOs and byte names")
 
 SOURCE = """
 from pytest_ragcheck import ragcheck
@@ -31,6 +36,7 @@ def test_a_hand_edited_history_line_with_a_huge_integer_is_not_drawn(suite: Suit
     assert len(path.read_text().splitlines()) == 2
 
 
+@POSIX_ONLY
 def test_a_history_path_that_is_a_pipe_is_not_read_to_the_end(suite: Suite) -> None:
     suite.make(SOURCE)
     fifo = suite.path / "h.fifo"
@@ -73,6 +79,7 @@ def test_hostile_system_names_neither_break_nor_recolour_the_table(suite: Suite)
     assert systems == ["ref\nline", "\x1b[31mred", "z" * 10_000]
 
 
+@POSIX_ONLY
 def test_a_golden_file_name_that_is_not_utf8_is_recorded_escaped(suite: Suite) -> None:
     golden = suite.golden()
     name = os.fsdecode(b"gold\xff.jsonl")  # a Latin-1 file name on a UTF-8 system
@@ -86,6 +93,7 @@ def test_a_golden_file_name_that_is_not_utf8_is_recorded_escaped(suite: Suite) -
     assert line["source"] == name  # \udcff in the JSON text: valid UTF-8, read back as written
 
 
+@POSIX_ONLY
 def test_a_branch_name_that_is_not_utf8_does_not_stop_the_history(suite: Suite) -> None:
     suite.make(SOURCE)
     git = suite.pytester
