@@ -20,15 +20,30 @@ __all__ = ["case_rows", "comparison_frame", "result_frame"]
 
 #: Columns before the metric columns, in this order.
 CASE_COLUMNS = ("id", "query", "tags", "status", "latency_ms", "error")
+#: The fields of :class:`pytest_ragcheck.versus.SystemRow`, one column each.
+COMPARISON_COLUMNS = (
+    "system",
+    "metric",
+    "value",
+    "delta",
+    "p_value",
+    "p_holm",
+    "wins",
+    "ties",
+    "losses",
+    "n",
+    "marker",
+)
 
 
-def _pandas() -> Any:
+def _pandas(without: str) -> Any:
+    """pandas, or an error naming the ``to_dict()`` that gives the same data without it."""
     try:
         import pandas
     except ImportError:
         raise RagcheckError(
             'to_pandas() needs pandas: pip install "pytest-ragcheck[pandas]" (or pip install '
-            "pandas); result.to_dict() gives the same data without it"
+            f"pandas); {without} gives the same data without it"
         ) from None
     return pandas
 
@@ -54,17 +69,18 @@ def case_rows(result: Result) -> tuple[list[dict[str, Any]], list[str]]:
 
 def result_frame(result: Result) -> pandas.DataFrame:
     """One row per case; metric columns hold NaN where a case has no value (skipped, error)."""
-    pd = _pandas()
+    pd = _pandas("result.to_dict()")
     rows, names = case_rows(result)
     return pd.DataFrame(rows, columns=[*CASE_COLUMNS, *names])
 
 
 def comparison_frame(comparison: Comparison, *, per_case: bool) -> pandas.DataFrame:
-    pd = _pandas()
+    pd = _pandas("cmp.results[system].to_dict()" if per_case else "cmp.to_dict()")
     if not per_case:
         data = comparison.to_dict()
         records = [row for metric in data["metrics"] for row in metric["rows"]]
-        return pd.DataFrame(records)
+        # the columns named even when no metric could be compared (latency only)
+        return pd.DataFrame(records, columns=list(COMPARISON_COLUMNS))
     frames = []
     for system, result in comparison.results.items():
         rows, names = case_rows(result)

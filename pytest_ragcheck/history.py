@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import subprocess
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -43,8 +44,15 @@ class HistoryError(RagcheckError):
 
 def _git(args: Sequence[str], cwd: Path) -> str | None:
     try:
+        # errors="replace": a branch named in another encoding than UTF-8 is still a label
         done = subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=5, check=False
+            ["git", *args],
+            cwd=cwd,
+            capture_output=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=5,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -92,8 +100,14 @@ def history_lines(
 
 
 def read_history(path: Path) -> list[dict[str, Any]]:
-    """Every line of ``path`` (none when it does not exist); a bad line is a HistoryError."""
+    """Every line of ``path`` (none when it does not exist); a bad line is a HistoryError.
+
+    Only a regular file is read: a FIFO or a device (``/dev/null``, ``/dev/full``) has no
+    history, and reading one to its end would block or never finish.
+    """
     try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return []
         raw = path.read_bytes()
     except FileNotFoundError:
         return []
@@ -140,7 +154,9 @@ def append_lines(path: Path, lines: Sequence[Mapping[str, Any]]) -> None:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             text = "\n" + text
-        data = text.encode("utf-8")
+        # A text read with surrogateescape (a file name not in UTF-8) keeps its lone surrogate
+        # as the JSON escape ``\udcff``: valid UTF-8, and json reads it back as it was.
+        data = text.encode("utf-8", "backslashreplace")
         while data:
             data = data[os.write(fd, data) :]
     finally:
@@ -188,5 +204,11 @@ def _text(value: object) -> str | None:
 
 
 def _number(value: object) -> bool:
-    """A value to draw: a finite number (a hand-written ``NaN`` line must not stop the report)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """A value to draw: a finite float (a hand-written ``NaN`` or ``1e999``, or an integer too
+    large for a float, must not stop the report)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # int beyond float range
+        return False

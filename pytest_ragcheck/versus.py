@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from pytest_ragcheck.display import shown_id
 from pytest_ragcheck.errors import ConfigError, RetrieverError, did_you_mean
 from pytest_ragcheck.names import parse_metric
 
@@ -101,7 +102,7 @@ def check_errors(results: Mapping[str, Result]) -> None:
             first = result.errors[0]
             problems.append(
                 f"compare: system {name!r} failed on {len(result.errors)} case(s), first "
-                f"{first.id}: {first.error}"
+                f"{shown_id(first.id)}: {first.error}"
             )
     if problems:
         raise RetrieverError(
@@ -162,21 +163,21 @@ def _holm(p_values: Sequence[float | None]) -> list[float | None]:
 
 
 def _paired(
-    before: Result, after: Result, metrics: Sequence[str]
-) -> tuple[list[str], list[list[float]], list[list[float]]]:
-    """Case ids both results scored on every metric, and both sides' values."""
+    before: Result, after: Result, metric: str
+) -> tuple[tuple[str, ...], list[float], list[float]]:
+    """Case ids both results scored on ``metric``, and both sides' values."""
     theirs = {c.id: c for c in after.evaluated}
     ids: list[str] = []
-    b_rows: list[list[float]] = []
-    a_rows: list[list[float]] = []
+    b_values: list[float] = []
+    a_values: list[float] = []
     for case in before.evaluated:
         other = theirs.get(case.id)
-        if other is None or any(m not in case.values or m not in other.values for m in metrics):
+        if other is None or metric not in case.values or metric not in other.values:
             continue
         ids.append(case.id)
-        b_rows.append([case.values[m] for m in metrics])
-        a_rows.append([other.values[m] for m in metrics])
-    return ids, b_rows, a_rows
+        b_values.append(case.values[metric])
+        a_values.append(other.values[metric])
+    return tuple(ids), b_values, a_values
 
 
 def _paired_rows(
@@ -186,26 +187,37 @@ def _paired_rows(
     metrics: Sequence[str],
     higher: Mapping[str, bool],
 ) -> list[SystemRow]:
+    """Each metric paired on the cases both scored on it (a judge metric whose verdicts were
+    abstained on has no value for a case the rank metrics still score); metrics sharing their
+    cases are tested together, on the same draws."""
     import numpy as np
 
-    from pytest_ragcheck.stats import paired_tests
+    from pytest_ragcheck.stats import PairedTest, paired_tests
 
-    ids, b_rows, a_rows = _paired(reference, result, metrics)
-    shape = (len(ids), len(metrics))
-    before = np.asarray(b_rows, dtype=np.float64).reshape(shape)
-    after = np.asarray(a_rows, dtype=np.float64).reshape(shape)
-    tests = paired_tests(before, after, alternatives="two-sided") if ids else []
+    pairs = {m: _paired(reference, result, m) for m in metrics}
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for metric in metrics:
+        groups.setdefault(pairs[metric][0], []).append(metric)
+    tests: dict[str, PairedTest] = {}
+    for ids, group in groups.items():
+        if ids:
+            before = np.asarray([pairs[m][1] for m in group], dtype=np.float64).T
+            after = np.asarray([pairs[m][2] for m in group], dtype=np.float64).T
+            found = paired_tests(before, after, alternatives="two-sided")
+            tests.update(zip(group, found, strict=True))
     rows: list[SystemRow] = []
-    for j, metric in enumerate(metrics):
-        diffs = after[:, j] - before[:, j]
+    for metric in metrics:
+        ids, b_values, a_values = pairs[metric]
+        diffs = np.asarray(a_values, dtype=np.float64) - np.asarray(b_values, dtype=np.float64)
         sign = 1.0 if higher.get(metric, True) else -1.0
+        test = tests.get(metric)
         rows.append(
             SystemRow(
                 system=name,
                 metric=metric,
                 value=result.metrics.get(metric),
-                delta=tests[j].mean_delta if ids else None,
-                p_value=tests[j].p_value if ids else None,
+                delta=test.mean_delta if test else None,
+                p_value=test.p_value if test else None,
                 wins=int(np.sum(sign * diffs > _TIE)),
                 ties=int(np.sum(np.abs(diffs) <= _TIE)),
                 losses=int(np.sum(sign * diffs < -_TIE)),
@@ -238,12 +250,18 @@ class Comparison:
             name = parse_metric(metric, k).name
         except ConfigError:
             name = metric
-        if name not in self.metrics:
+        if name in self.metrics:
+            return name
+        first = self.reference
+        if name in self.results[first].metrics:  # a latency or judge statistic: no pairs
             raise KeyError(
-                f"metric {metric!r} is not in this comparison{did_you_mean(name, self.metrics)}; "
-                f"compared: {', '.join(self.metrics)}"
+                f"metric {name!r} is not compared (no per-case score to pair): read each "
+                f"system's own, e.g. cmp.results[{first!r}].metrics[{name!r}]"
             )
-        return name
+        raise KeyError(
+            f"metric {metric!r} is not in this comparison{did_you_mean(name, self.metrics)}; "
+            f"compared: {', '.join(self.metrics) or 'none'}"
+        )
 
     def _system(self, system: str) -> str:
         if system not in self.systems:
@@ -307,11 +325,11 @@ class Comparison:
     def table(self) -> str:
         """The plain-text table: each metric per system, markers, deltas, p and W/T/L."""
         from pytest_ragcheck.redact import redact
-        from pytest_ragcheck.versus_table import comparison_lines
+        from pytest_ragcheck.versus_table import comparison_lines, shown_name
 
         failed = [
-            f"{name}: the retriever failed on {len(r.errors)} of {len(r.cases)} case(s), first "
-            f"{r.errors[0].id}: {r.errors[0].error} "
+            f"{shown_name(name)}: the retriever failed on {len(r.errors)} of {len(r.cases)} "
+            f"case(s), first {shown_id(r.errors[0].id)}: {r.errors[0].error} "
             + ("(scored 0)" if r.errors[0].values else "(left out of the means and the pairs)")
             for name, r in self.results.items()
             if r.errors

@@ -1,7 +1,10 @@
 """The side-by-side table of a comparison, as text (``print(cmp)``, the terminal summary).
 
 It reads the JSON data of :meth:`pytest_ragcheck.versus.Comparison.to_dict`, so a script, the
-terminal summary and the Markdown report print the same numbers. Pure.
+terminal summary and the Markdown report print the same numbers. System names are escaped
+as ids are (:func:`~pytest_ragcheck.display.shown_id`): a newline or a terminal escape in a name
+must not break or recolour the table; a long one is cut in its middle (names often differ only
+at the end: ``...-v1``, ``...-v2``). Pure.
 """
 
 from __future__ import annotations
@@ -11,10 +14,21 @@ from typing import Any
 
 from pytest_ragcheck.display import format_value, signed
 
-__all__ = ["MARKS", "comparison_cells", "comparison_lines"]
+__all__ = ["MARKS", "comparison_cells", "comparison_lines", "shown_name"]
 
 #: The signs of a significant win and loss against the reference system.
 MARKS = {"win": "▲", "loss": "▼", "": " "}
+#: Characters of a system name shown at most (its start and its end).
+NAME_WIDTH = 80
+
+
+def shown_name(name: str) -> str:
+    """A system name on one line, its control characters escaped, its middle cut when long."""
+    shown = name if name.isprintable() else repr(name)[1:-1]  # as shown_id escapes ids
+    if len(shown) <= NAME_WIDTH:
+        return shown
+    half = (NAME_WIDTH - 1) // 2
+    return shown[:half] + "…" + shown[-(NAME_WIDTH - 1 - half) :]
 
 
 def _p(value: float | None) -> str:
@@ -25,7 +39,12 @@ def comparison_cells(data: Mapping[str, Any]) -> list[list[str]]:
     """Header row, then one row per metric: the metric, then one cell per system."""
     systems = list(data["systems"])
     reference = data["reference"]
-    rows = [["metric", *(f"{s} (reference)" if s == reference else s for s in systems)]]
+    rows = [
+        [
+            "metric",
+            *(f"{shown_name(s)} (reference)" if s == reference else shown_name(s) for s in systems),
+        ]
+    ]
     for metric in data["metrics"]:
         by_system = {r["system"]: r for r in metric["rows"]}
         cells = [metric["name"]]
@@ -45,7 +64,7 @@ def comparison_cells(data: Mapping[str, Any]) -> list[list[str]]:
 def comparison_lines(data: Mapping[str, Any]) -> list[str]:
     """A heading, the aligned table and a legend."""
     systems = list(data["systems"])
-    reference = data["reference"]
+    reference = shown_name(data["reference"])
     others = len(systems) - 1
     level = data.get("significance")
     heading = (
