@@ -80,7 +80,7 @@ class RagcheckFixture:
         try:
             systems = check_systems(retrievers)
             settings = self.settings(**overrides)
-            golden = self._golden(settings)
+            golden = self._golden(settings, call="ragcheck.compare(systems, cases=...)")
             item = self._request.node
             progress = make_progress(self._request.config, item.nodeid)
             results = {
@@ -98,14 +98,15 @@ class RagcheckFixture:
             return comparison
         pytest.fail(redact(message), pytrace=False)
 
-    def _golden(self, settings: Settings) -> GoldenSet:
+    def _golden(
+        self, settings: Settings, call: str = "ragcheck(retriever, cases=...)"
+    ) -> GoldenSet:
         """The golden set the settings name, relative paths found next to the test first."""
         from pytest_ragcheck.golden import load_golden
 
         if settings.cases is None:
             raise ConfigError(
-                "no golden cases: add @ragcheck(cases='golden.jsonl') to the test "
-                "or call ragcheck(retriever, cases=...)"
+                f"no golden cases: add @ragcheck(cases='golden.jsonl') to the test or call {call}"
             )
         item = self._request.node
         base_dirs = [Path(str(item.path)).parent, Path(self._request.config.rootpath)]

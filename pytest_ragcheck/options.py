@@ -227,21 +227,25 @@ def parse_options(
     tolerance = raw.number("tolerance", integer=False, lo=0)
     concurrency = _concurrency(raw)
     max_hits = raw.number("baseline_max_hits", integer=True, lo=1)
+    reports = tuple(
+        parse_report_paths(
+            str(report),
+            base=report_base,
+            option="--ragcheck-report" if report_cli else "ini ragcheck_report",
+        )
+        if report
+        else ()
+    )
+    files = {
+        name: _writable_file(raw, name, invocation_dir=invocation_dir, rootdir=rootdir)
+        for name in ("propose_labels", "history")
+    }
+    _distinct_outputs([("--ragcheck-report", p) for p in reports], files)
     return RagcheckOptions(
-        report_paths=tuple(
-            parse_report_paths(
-                str(report),
-                base=report_base,
-                option="--ragcheck-report" if report_cli else "ini ragcheck_report",
-            )
-            if report
-            else ()
-        ),
+        report_paths=reports,
         no_summary=raw.flag("no_summary"),
-        propose_labels=_writable_file(
-            raw, "propose_labels", invocation_dir=invocation_dir, rootdir=rootdir
-        ),
-        history=_writable_file(raw, "history", invocation_dir=invocation_dir, rootdir=rootdir),
+        propose_labels=files["propose_labels"],
+        history=files["history"],
         judge_prune="dry-run"
         if raw.flag("judge_prune_dry_run")
         else "prune"
@@ -358,6 +362,16 @@ def _writable_file(raw: _Raw, name: str, *, invocation_dir: Path, rootdir: Path)
         what = "is not a folder" if not folder.is_dir() else "is not writable"
         raise ConfigError(f"{label}={value}: cannot write {path}: {folder} {what}")
     return path
+
+
+def _distinct_outputs(reports: list[tuple[str, Path]], files: dict[str, Path | None]) -> None:
+    """Two outputs in one file: the one written last would replace the other unsaid."""
+    seen: dict[Path, str] = {}
+    named = [(_SPECS[n].label, p) for n, p in files.items() if p is not None]
+    for label, path in [*reports, *named]:
+        other = seen.setdefault(path.resolve(), label)
+        if other != label:
+            raise ConfigError(f"{other} and {label} name the same file {path}; give each its own")
 
 
 def _precision(raw: object) -> int:

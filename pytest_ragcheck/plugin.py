@@ -155,15 +155,17 @@ def pytest_runtest_makereport(
     records = item.stash.get(ITEM_RECORDS, None) if report.when == "call" else None
     if not records and _failed_unevaluated(item, report):
         records = [_failure_record(item, report)]  # the reports list it as failed
-    if records:
-        # Plain JSON-safe data: pytest-xdist ships it to the controller with the report.
-        if is_worker(item.config):
-            from pytest_ragcheck.report.record import utf8_safe
+    comparisons = item.stash.get(ITEM_COMPARISONS, None) if report.when == "call" else None
+    # Plain JSON-safe data: pytest-xdist ships it to the controller with the report, as
+    # UTF-8 (a name with half a surrogate pair, e.g. a file name, would end the session).
+    if (records or comparisons) and is_worker(item.config):
+        from pytest_ragcheck.report.record import utf8_safe
 
-            records = utf8_safe(records)
+        records = utf8_safe(records) if records else records
+        comparisons = utf8_safe(comparisons) if comparisons else comparisons
+    if records:
         report.ragcheck = records  # type: ignore[attr-defined]
-    comparisons = item.stash.get(ITEM_COMPARISONS, None)
-    if comparisons and report.when == "call":
+    if comparisons:
         report.ragcheck_compare = comparisons  # type: ignore[attr-defined]
     if report.when == "call" and _checked_nothing(item, report):
         item.stash[_UNCHECKED] = True  # warned about once the test is torn down
