@@ -84,7 +84,10 @@ def _done(
     options: RunOptions,
 ) -> _Done:
     n = len(batch.queries)
-    lists = _hit_lists(raw)
+    try:
+        lists = _hit_lists(raw)
+    except Exception as exc:  # a generator of hit lists that raised while it was read
+        return _every(batch, _with_where(_failed(exc, batch_ms / n), batch.where(total)))
     if lists is None or len(lists) != n:
         got = f"{type(raw).__name__}" if lists is None else f"{len(lists)} hit lists"
         error = (
@@ -94,10 +97,24 @@ def _done(
         return _every(batch, RetrievalOutcome([], latency_ms=batch_ms / n, error=error))
     per_ms, per_cpu = batch_ms / n, cpu_ms / n
     outcomes = [
-        _finish(list(h) if isinstance(h, Iterator) else h, per_ms, options.id_key, per_cpu)
+        _finish(h, per_ms, options.id_key, per_cpu)
+        if not isinstance(h, Iterator)
+        else _lazy(h, per_ms, options.id_key, per_cpu)
         for h in lists
     ]
     return _Done(outcomes, batch_ms)
+
+
+def _lazy(
+    hits: Iterator[object], per_ms: float, id_key: str | None, per_cpu: float
+) -> RetrievalOutcome:
+    """One query's lazy hits (a generator), read now: an error while reading them is that
+    case's error only."""
+    try:
+        read = list(hits)
+    except Exception as exc:
+        return _failed(exc, per_ms)
+    return _finish(read, per_ms, id_key, per_cpu)
 
 
 def _call_sync(
@@ -107,9 +124,14 @@ def _call_sync(
     cpu_start = time.process_time()
     try:
         raw = resolved.call(batch.queries, options.k)
-        if inspect.isawaitable(raw):
-            raw = run_blocking(functools.partial(await_value, raw))
-    except Exception as exc:
+        if inspect.isawaitable(raw) or hasattr(raw, "__aiter__"):  # an async generator too
+            awaitable = raw if inspect.isawaitable(raw) else read_async(raw)
+            raw = run_blocking(functools.partial(await_value, awaitable))
+        elif isinstance(raw, Iterator):  # hit lists read inside the call, and timed
+            raw = list(raw)
+    except BaseException as exc:  # SystemExit, pytest.skip(): the batch's error (not Ctrl-C)
+        if isinstance(exc, KeyboardInterrupt):
+            raise
         failed = _failed(exc, (time.perf_counter() - start) * 1000.0 / len(batch.queries))
         return _every(batch, _with_where(failed, batch.where(total)))
     batch_ms = (time.perf_counter() - start) * 1000.0
@@ -144,7 +166,9 @@ async def _call_async(
                 _with_where(_timed_out(options.timeout, len(batch.queries)), batch.where(total)),
             )
         return _every(batch, _with_where(_failed(exc, None), batch.where(total)))
-    except Exception as exc:
+    except BaseException as exc:  # SystemExit, pytest.skip(): the batch's error
+        if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
+            raise
         return _every(batch, _with_where(_failed(exc, None), batch.where(total)))
     batch_ms = (time.perf_counter() - start) * 1000.0
     return _done(batch, total, raw, batch_ms, (time.process_time() - cpu_start) * 1000.0, options)

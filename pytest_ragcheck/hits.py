@@ -321,6 +321,11 @@ def normalize_hits(raw: object, *, id_key: str | None = None) -> tuple[list[Hit]
                 hits.append(to_hit(item, id_key=id_key))
             except (TypeError, IdError) as exc:
                 raise TypeError(f"hit #{position}: {exc}") from None
+            except Exception as exc:  # the object's own code raised (a property, __getattr__)
+                raise TypeError(
+                    f"hit #{position}: reading {_type_name(item)} raised "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
     if len({hit.id for hit in hits}) == len(hits):
         return hits, 0
     first: dict[str, Hit] = {}

@@ -175,6 +175,8 @@ def _finish(
         hits, duplicates = normalize_hits(raw, id_key=id_key)
     except TypeError as exc:
         return RetrievalOutcome([], latency_ms=latency_ms, error=f"TypeError: {exc}", cpu_ms=cpu_ms)
+    except Exception as exc:  # the user's object raised while it was read (a property, a mapping)
+        return _failed(exc, latency_ms)
     return _outcome((hits, duplicates, latency_ms, None, None, False, cpu_ms, answer))
 
 
@@ -202,6 +204,10 @@ def _call_sync(
             raw = list(raw)
     except Exception as exc:
         return _failed(exc, _ms(start))
+    except BaseException as exc:  # SystemExit, pytest.skip(): the case's error, as on a worker
+        if isinstance(exc, KeyboardInterrupt):  # Ctrl-C stops the run
+            raise
+        return _failed(exc, _ms(start))
     latency_ms = _ms(start)
     cpu_ms = (time.process_time() - cpu_start) * 1000.0 if cpu else None
     return _finish(raw, latency_ms, options.id_key, cpu_ms)
@@ -210,8 +216,8 @@ def _call_sync(
 def _call_on_worker(
     resolved: ResolvedRetriever, options: RunOptions, cpu: bool, query: str
 ) -> RetrievalOutcome:
-    """:func:`_call_sync` where nothing may escape: on a worker thread, ``SystemExit`` or a
-    pytest outcome raised by the retriever is still only that case's error."""
+    """:func:`_call_sync` where nothing may escape: on a worker thread, even a
+    ``KeyboardInterrupt`` raised by the retriever itself is only that case's error."""
     try:
         return _call_sync(resolved, options, query, cpu)
     except BaseException as exc:
@@ -235,6 +241,10 @@ async def _call_async(
             return _timed_out(options.timeout)
         return _failed(exc, _ms(start))  # the retriever's own TimeoutError
     except Exception as exc:
+        return _failed(exc, _ms(start))
+    except BaseException as exc:  # SystemExit, pytest.skip(): the case's error, as for sync ones
+        if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
+            raise
         return _failed(exc, _ms(start))
     return _finish(raw, _ms(start), options.id_key, (time.process_time() - cpu_start) * 1000.0)
 
