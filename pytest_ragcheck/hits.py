@@ -246,6 +246,10 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
     raise _shape_error(obj)
 
 
+def _is_score(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
 def _is_id(value: object) -> bool:
     try:
         return as_id(value) is not None
@@ -270,6 +274,12 @@ def _unwrap(raw: object) -> Iterable[object]:
         values = list(raw.values())
         if len(values) == 1 and isinstance(values[0], Mapping) and "documents" in values[0]:
             return _unwrap(values[0]["documents"])  # a Haystack pipeline's {"component": {...}}
+        if values and all(_is_score(value) for value in values):
+            raise TypeError(
+                f"the retriever returned a dict of id -> score ({_snippet(raw)}), not a list "
+                "of hits in rank order; return the pairs ranked, e.g. "
+                "sorted(scores.items(), key=lambda pair: pair[1], reverse=True)"
+            )
         raise TypeError(
             f"the retriever returned a dict with keys {_snippet(list(raw))}, not a list of hits; "
             'a dict is accepted as {"documents": [...]} (Haystack) and, from a RAG pipeline, '
@@ -296,6 +306,13 @@ def _unwrap(raw: object) -> Iterable[object]:
         raise TypeError(
             f"the retriever returned one {_type_name(raw)} ({_snippet(raw)}), not a list of "
             "hits; wrap a single document in a list: [document]"
+        )
+    if hasattr(raw, "columns") and not isinstance(raw, Sequence | Iterator):
+        # a data frame iterates over its column names: they would be read as ids, scoring 0
+        raise TypeError(
+            f"the retriever returned a {_type_name(raw)}, which iterates over its column "
+            "names, not its rows; return the rows as dicts (pandas: df.to_dict('records'), "
+            "polars: df.to_dicts()) with an 'id' column, in rank order"
         )
     if isinstance(raw, Hit) or not isinstance(raw, Iterable):  # a Hit is a tuple of fields
         raise TypeError(

@@ -46,9 +46,12 @@ def _answer_text(value: object, key: str) -> str | None:
     # a chat message (LangChain's AIMessage, Haystack's ChatMessage) holds the text
     attr = next((a for a in ("content", "text") if isinstance(getattr(value, a, None), str)), None)
     how = f"return its .{attr}" if attr else "return the generated text itself"
+    try:
+        shown = repr(str(value)[:60])
+    except Exception:  # a broken __str__ must not hide what is wrong
+        shown = f"<{type(value).__name__} object>"
     raise TypeError(
-        f"the pipeline's answer ({key!r}) must be a str, got {type(value).__name__}: "
-        f"{str(value)[:60]!r}; {how}"
+        f"the pipeline's answer ({key!r}) must be a str, got {type(value).__name__}: {shown}; {how}"
     )
 
 

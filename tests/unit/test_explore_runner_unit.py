@@ -1,0 +1,61 @@
+"""Return values a new user is likely to try, read by the hit reader and the pipeline
+splitter: each one an error that says what to return instead, never a silent 0."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_ragcheck.answers.output import split_output
+from pytest_ragcheck.hits import normalize_hits
+
+
+def test_data_frame_is_an_error_not_its_column_names() -> None:
+    """Iterating a data frame gives its column names: read as ids, every case scored 0."""
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame({"id": ["d1", "d3"], "score": [0.9, 0.5]})
+    with pytest.raises(
+        TypeError, match=r"returned a pandas\.DataFrame, which iterates over its column names"
+    ):
+        normalize_hits(frame)
+    with pytest.raises(TypeError, match=r"df\.to_dict\('records'\)"):
+        normalize_hits(frame)
+    hits, _ = normalize_hits(frame.to_dict("records"))  # what the message says to return
+    assert [(h.id, h.score) for h in hits] == [("d1", 0.9), ("d3", 0.5)]
+
+
+def test_a_series_of_ids_is_still_read() -> None:
+    pandas = pytest.importorskip("pandas")
+    hits, _ = normalize_hits(pandas.Series(["d1", "d3"]))
+    assert [h.id for h in hits] == ["d1", "d3"]
+
+
+def test_dict_of_scores_says_to_rank_the_pairs() -> None:
+    with pytest.raises(TypeError, match=r"a dict of id -> score .*sorted\(scores\.items\(\)"):
+        normalize_hits({"d1": 0.9, "d3": 0.5})
+
+
+def test_dict_of_other_values_keeps_the_general_message() -> None:
+    with pytest.raises(TypeError, match=r"a dict with keys \['d1'\], not a list of hits"):
+        normalize_hits({"d1": "text"})
+
+
+class _Unprintable:
+    def __str__(self) -> str:
+        raise RuntimeError("no str")
+
+    __repr__ = __str__
+
+
+def test_answer_with_a_broken_str_still_says_it_must_be_a_str() -> None:
+    with pytest.raises(TypeError, match=r"answer \('answer'\) must be a str, got _Unprintable"):
+        split_output({"answer": _Unprintable(), "contexts": ["d1"]})
+
+
+class _Raising:
+    def __getattr__(self, name: str) -> object:
+        raise RuntimeError(f"no .{name}")
+
+
+def test_hit_whose_attributes_raise_is_named_by_position() -> None:
+    with pytest.raises(TypeError, match=r"^hit #3: reading .*_Raising raised RuntimeError: no \."):
+        normalize_hits(["d1", ("d2", 0.5), _Raising()])
