@@ -136,6 +136,14 @@ def _find_id(container: object, id_key: str | None, defaults: Sequence[str], own
         found = as_id(_meta_value(container, key))
         if found is not None:
             return found
+    for key in defaults:  # there, but not usable: say so rather than "no id"
+        value = _get(container, key)
+        if value is not None:
+            raise _shape_error(
+                owner,
+                f"its {key!r} is {_type_name(value)} {_snippet(value, 40)}, not a non-empty "
+                "str or int id: convert it (e.g. str(...)) or pass id_key=",
+            )
     raise _shape_error(
         owner, "no id: set one of 'id', 'doc_id', '_id' or pass id_key= to read it from metadata"
     )

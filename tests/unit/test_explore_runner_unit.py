@@ -59,3 +59,25 @@ class _Raising:
 def test_hit_whose_attributes_raise_is_named_by_position() -> None:
     with pytest.raises(TypeError, match=r"^hit #3: reading .*_Raising raised RuntimeError: no \."):
         normalize_hits(["d1", ("d2", 0.5), _Raising()])
+
+
+class _ObjectId:
+    """What MongoDB returns as ``_id``: neither a str nor an int."""
+
+    def __repr__(self) -> str:
+        return "ObjectId('65a1')"
+
+
+@pytest.mark.parametrize(
+    ("hit", "said"),
+    [
+        ({"_id": _ObjectId(), "text": "x"}, "its '_id' is test_explore_runner_unit._ObjectId"),
+        ({"id": 1.0}, "its 'id' is float 1.0, not a non-empty str or int id"),
+        ({"id": ""}, "its 'id' is str '', not a non-empty str or int id"),
+    ],
+)
+def test_id_of_the_wrong_type_is_named_not_called_missing(hit: object, said: str) -> None:
+    with pytest.raises(TypeError) as info:
+        normalize_hits([hit])
+    assert said in str(info.value)
+    assert "no id:" not in str(info.value)
