@@ -66,6 +66,14 @@ def lazy_hits_per_query(queries):
         if "beta" in query:
             raise ValueError("lost the beta shard")
     return [hits(query) for query in queries]
+
+
+class NotConnected:
+    @property
+    def invoke(self):
+        raise ValueError("the client is not connected")
+
+not_connected = NotConnected()
 """
 
 SERIAL = ", concurrency=1, timeout=None"
@@ -143,3 +151,15 @@ def test_lazy_hits_of_one_query_that_raise_fail_only_that_case(suite, extra):
     result.assert_outcomes(failed=1)
     assert "The retriever failed on 1 of 4 case(s)" in text
     assert "q2  'what is beta': ValueError: lost the beta shard" in text
+
+
+def test_retriever_whose_property_raises_while_inspected(suite):
+    """A property that raises (a client not connected yet) is named with where it raised,
+    not a traceback through the plugin's framework detection."""
+    result, text = _run(suite, "not_connected")
+    result.assert_outcomes(failed=1)
+    assert (
+        "cannot use NotConnected as a retriever: reading its attributes raised ValueError: "
+        "the client is not connected at " in text
+    )
+    assert "conftest.py:" in text
