@@ -70,7 +70,10 @@ def _with_where(outcome: RetrievalOutcome, where: str) -> RetrievalOutcome:
 
 
 def _hit_lists(raw: object) -> list[object] | None:
-    if isinstance(raw, str | bytes | Mapping) or not isinstance(raw, Sequence | Iterator):
+    """One item per query; a numpy array counts (FAISS's ids, one row per query)."""
+    if isinstance(raw, str | bytes | Mapping) or not (
+        isinstance(raw, Sequence | Iterator) or hasattr(raw, "__array__")
+    ):
         return None
     return list(raw)
 

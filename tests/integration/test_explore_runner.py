@@ -163,3 +163,33 @@ def test_retriever_whose_property_raises_while_inspected(suite):
         "the client is not connected at " in text
     )
     assert "conftest.py:" in text
+
+
+def test_batch_retriever_returning_a_numpy_array_of_ids(suite):
+    """FAISS's ``index.search`` gives one row of integer ids per query: read as hit lists,
+    as a numpy array is for one query."""
+    suite.make(
+        """
+        import numpy as np
+        from pytest_ragcheck import ragcheck
+
+        ROWS = {"what is alpha": [1, 9], "what is beta": [9, 2], "gamma and delta": [3, 4],
+                "what is epsilon": [9, 9]}
+
+        def faiss_like(queries, k):
+            return np.array([ROWS[q] for q in queries], dtype=np.int64)
+
+        @ragcheck("golden.jsonl", k=2, baseline=False, metrics=["mrr"], batch_size=3)
+        def test_rag(ragcheck):
+            print("MRR", ragcheck(faiss_like)["mrr@2"])
+        """,
+        cases=[
+            {"id": "q1", "query": "what is alpha", "expected_ids": [1]},
+            {"id": "q2", "query": "what is beta", "expected_ids": [2]},
+            {"id": "q3", "query": "gamma and delta", "expected_ids": [3, 4]},
+            {"id": "q4", "query": "what is epsilon", "expected_ids": [5]},
+        ],
+    )
+    result = suite.run("-s")
+    result.assert_outcomes(passed=1)
+    assert "MRR 0.625" in suite.text(result)  # (1 + 1/2 + 1 + 0) / 4
