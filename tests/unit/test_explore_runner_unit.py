@@ -81,3 +81,21 @@ def test_id_of_the_wrong_type_is_named_not_called_missing(hit: object, said: str
         normalize_hits([hit])
     assert said in str(info.value)
     assert "no id:" not in str(info.value)
+
+
+def test_pipeline_tuple_of_answer_and_contexts_says_to_return_a_dict() -> None:
+    """Read as hits, the answer was hit #1 (a document id) and the message blamed hit #2."""
+    with pytest.raises(TypeError, match=r"returned a tuple \(answer, contexts\); return a dict"):
+        split_output(("Paris is the capital.", ["d1"]))
+
+
+@pytest.mark.parametrize("hits", [("d1", ["d2", 0.5]), ("d1", ("d2", 0.5)), ("d1", "d2")])
+def test_tuples_of_hits_are_left_to_the_hit_reader(hits: tuple[object, ...]) -> None:
+    assert split_output(hits) == (None, hits)
+
+
+def test_pipeline_contexts_as_a_dict_name_the_key() -> None:
+    with pytest.raises(TypeError, match=r"the pipeline's contexts \('contexts'\) must be a list"):
+        split_output({"answer": "x", "contexts": {"d1": 0.9}})
+    answer, hits = split_output({"answer": "x", "contexts": {"documents": ["d1"]}})
+    assert answer is not None and hits == {"documents": ["d1"]}  # Haystack's, read as hits
