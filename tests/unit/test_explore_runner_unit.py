@@ -98,4 +98,5 @@ def test_pipeline_contexts_as_a_dict_name_the_key() -> None:
     with pytest.raises(TypeError, match=r"the pipeline's contexts \('contexts'\) must be a list"):
         split_output({"answer": "x", "contexts": {"d1": 0.9}})
     answer, hits = split_output({"answer": "x", "contexts": {"documents": ["d1"]}})
-    assert answer is not None and hits == {"documents": ["d1"]}  # Haystack's, read as hits
+    assert answer is not None
+    assert hits == {"documents": ["d1"]}  # Haystack's, read as hits
