@@ -15,7 +15,7 @@ import asyncio
 import functools
 import inspect
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_ragcheck.aio import await_value, read_async, run_blocking, run_bounded
@@ -71,10 +71,10 @@ def _with_where(outcome: RetrievalOutcome, where: str) -> RetrievalOutcome:
 
 def _hit_lists(raw: object) -> list[object] | None:
     """One item per query; a numpy array counts (FAISS's ids, one row per query)."""
-    if isinstance(raw, str | bytes | Mapping) or not (
-        isinstance(raw, Sequence | Iterator) or hasattr(raw, "__array__")
-    ):
+    if isinstance(raw, str | bytes | Mapping) or not isinstance(raw, Iterable):
         return None
+    if not isinstance(raw, Sequence | Iterator) and not hasattr(raw, "__array__"):
+        return None  # a set has no order; other iterables are not what a batch returns
     return list(raw)
 
 
