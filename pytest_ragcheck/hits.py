@@ -216,10 +216,10 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
             return Hit(first, None, obj[1])
     if isinstance(obj, Hit):
         return obj
-    if isinstance(obj, str):
+    if isinstance(obj, str):  # a subclass, e.g. numpy's str_: read as a plain str
         if not obj:
             raise _shape_error(obj, "empty id")
-        return Hit(obj)
+        return Hit(str.__str__(obj))
     simple = as_id(obj)
     if simple is not None:
         return Hit(simple)

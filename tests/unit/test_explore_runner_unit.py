@@ -100,3 +100,13 @@ def test_pipeline_contexts_as_a_dict_name_the_key() -> None:
     answer, hits = split_output({"answer": "x", "contexts": {"documents": ["d1"]}})
     assert answer is not None
     assert hits == {"documents": ["d1"]}  # Haystack's, read as hits
+
+
+def test_numpy_str_ids_become_plain_str() -> None:
+    """Else messages show ``np.str_('d1')`` where a golden set's ids show ``'d1'``."""
+    numpy = pytest.importorskip("numpy")
+    hits, _ = normalize_hits(numpy.array(["d1", "d2"]))
+    assert [type(h.id) for h in hits] == [str, str]
+    hits, _ = normalize_hits([{"id": numpy.str_("d3")}])
+    assert type(hits[0].id) is str
+    assert repr(hits[0].id) == "'d3'"
