@@ -126,7 +126,8 @@ def _call_sync(
     start = time.perf_counter()
     cpu_start = time.process_time()
     try:
-        raw = resolved.call(batch.queries, options.k)
+        # a copy: a retriever that drains or extends its list must not change the batch
+        raw = resolved.call(list(batch.queries), options.k)
         if inspect.isawaitable(raw) or hasattr(raw, "__aiter__"):  # an async generator too
             awaitable = raw if inspect.isawaitable(raw) else read_async(raw)
             raw = run_blocking(functools.partial(await_value, awaitable))
@@ -158,7 +159,7 @@ async def _call_async(
     scope = asyncio.timeout(options.timeout)
     try:
         async with scope:
-            raw = resolved.call(batch.queries, options.k)
+            raw = resolved.call(list(batch.queries), options.k)  # a copy, as for sync ones
             if inspect.isawaitable(raw):
                 raw = await raw
             raw = await read_async(raw)

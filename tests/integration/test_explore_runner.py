@@ -193,3 +193,29 @@ def test_batch_retriever_returning_a_numpy_array_of_ids(suite):
     result = suite.run("-s")
     result.assert_outcomes(passed=1)
     assert "MRR 0.625" in suite.text(result)  # (1 + 1/2 + 1 + 0) / 4
+
+
+@pytest.mark.parametrize("extra", [", timeout=None", ""], ids=["calling-thread", "threads"])
+def test_batch_retriever_that_drains_its_list_of_queries(suite, extra):
+    """``while queries: queries.pop(0)`` emptied the batch itself: a division by zero."""
+    suite.make(
+        """
+        from conftest import lookup
+        from pytest_ragcheck import ragcheck
+
+        def draining(queries):
+            hits = []
+            while queries:
+                hits.append(lookup(queries.pop(0)))
+            return hits
+
+        @ragcheck("golden.jsonl", k=2, baseline=False, metrics=["mrr"], batch_size=3EXTRA)
+        def test_rag(ragcheck):
+            result = ragcheck(draining)
+            print("MRR", result["mrr@2"], [case.query for case in result.cases])
+        """.replace("EXTRA", extra),
+    )
+    result = suite.run("-s")
+    result.assert_outcomes(passed=1)
+    text = suite.text(result)
+    assert "MRR 1.0 ['what is alpha', 'what is beta', 'gamma and delta', 'what is epsilon']" in text
