@@ -135,7 +135,11 @@ def _error_line(exc: BaseException) -> str:
     cls = type(exc)
     builtin = cls.__module__ in ("builtins", "__main__")
     name = cls.__qualname__ if builtin else f"{cls.__module__}.{cls.__qualname__}"
-    message = " ".join(str(exc).split())
+    try:
+        text = str(exc)
+    except Exception:  # as Python's own traceback says it; the type still names the error
+        text = "<exception str() failed>"
+    message = " ".join(text.split())
     if len(message) > _ERROR_WIDTH:
         message = message[: _ERROR_WIDTH - 3] + "..."
     return f"{name}: {message}" if message else name

@@ -74,6 +74,16 @@ class NotConnected:
         raise ValueError("the client is not connected")
 
 not_connected = NotConnected()
+
+class UnprintableError(Exception):
+    def __str__(self):
+        raise RuntimeError("cannot print this error")
+
+def raises_unprintable(query):
+    raise UnprintableError()
+
+async def async_raises_unprintable(query):
+    raise UnprintableError()
 """
 
 SERIAL = ", concurrency=1, timeout=None"
@@ -219,3 +229,17 @@ def test_batch_retriever_that_drains_its_list_of_queries(suite, extra):
     result.assert_outcomes(passed=1)
     text = suite.text(result)
     assert "MRR 1.0 ['what is alpha', 'what is beta', 'gamma and delta', 'what is epsilon']" in text
+
+
+@pytest.mark.parametrize(
+    ("name", "extra"),
+    [
+        pytest.param("raises_unprintable", SERIAL, id="calling-thread"),
+        pytest.param("raises_unprintable", "", id="threads"),
+        pytest.param("async_raises_unprintable", "", id="async"),
+    ],
+)
+def test_error_whose_str_raises_is_still_named(suite, name, extra):
+    result, text = _run(suite, name, extra)
+    result.assert_outcomes(failed=1)
+    assert "4 cases: conftest.UnprintableError: <exception str() failed>" in text
