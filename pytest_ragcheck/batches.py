@@ -174,6 +174,9 @@ async def _call_async(
         if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
             raise
         return _every(batch, _with_where(_failed(exc, None), batch.where(total)))
+    if options.timeout is not None and scope.expired():  # it swallowed the cancellation
+        timed_out = _timed_out(options.timeout, len(batch.queries))
+        return _every(batch, _with_where(timed_out, batch.where(total)))
     batch_ms = (time.perf_counter() - start) * 1000.0
     return _done(batch, total, raw, batch_ms, (time.process_time() - cpu_start) * 1000.0, options)
 

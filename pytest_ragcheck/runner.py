@@ -250,6 +250,8 @@ async def _call_async(
         if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
             raise
         return _failed(exc, _ms(start))
+    if options.timeout is not None and scope.expired():  # it swallowed the cancellation
+        return _timed_out(options.timeout)
     return _finish(raw, _ms(start), options.id_key, (time.process_time() - cpu_start) * 1000.0)
 
 

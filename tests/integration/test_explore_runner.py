@@ -16,6 +16,8 @@ def test_rag(ragcheck):
 """
 
 RETRIEVERS = """
+import asyncio
+
 import pytest
 
 def exits(query):
@@ -84,6 +86,17 @@ def raises_unprintable(query):
 
 async def async_raises_unprintable(query):
     raise UnprintableError()
+
+async def swallows_cancellation(query):
+    if "beta" in query:
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:  # a client that catches it and returns what it has
+            return ["b"]
+    return lookup(query)
+
+async def batch_swallows_cancellation(queries):
+    return [await swallows_cancellation(query) for query in queries]
 """
 
 SERIAL = ", concurrency=1, timeout=None"
@@ -243,3 +256,22 @@ def test_error_whose_str_raises_is_still_named(suite, name, extra):
     result, text = _run(suite, name, extra)
     result.assert_outcomes(failed=1)
     assert "4 cases: conftest.UnprintableError: <exception str() failed>" in text
+
+
+@pytest.mark.parametrize(
+    ("name", "extra", "error"),
+    [
+        ("swallows_cancellation", "", "q2  'what is beta': timed out after 0.2 s"),
+        (
+            "batch_swallows_cancellation",
+            ", batch_size=2",
+            "2 cases: timed out after 0.2 s (batch 1 of 2, cases 1-2)",
+        ),
+    ],
+)
+def test_async_retriever_that_swallows_its_timeout_is_timed_out(suite, name, extra, error):
+    """Past its timeout, an async retriever that catches the cancellation and returns hits is
+    still recorded as timed out, as a sync one is."""
+    result, text = _run(suite, name, ", timeout=0.2" + extra)
+    result.assert_outcomes(failed=1)
+    assert error in text
