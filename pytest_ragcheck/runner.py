@@ -20,8 +20,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from pytest_ragcheck import hits as hit_reader
 from pytest_ragcheck import retrievers
 from pytest_ragcheck.aio import await_value, read_async, run_blocking, run_bounded
+from pytest_ragcheck.answers import output as output_reader
 from pytest_ragcheck.answers.output import Answer, split_output
 from pytest_ragcheck.collector import settling
 from pytest_ragcheck.concurrency import (
@@ -53,8 +55,9 @@ __all__ = [
 
 _TRACEBACK_FRAMES = 12
 _ERROR_WIDTH = 300
-#: Frames of these files sit in front of the user's code in a retriever's traceback.
-_OWN_FILES = frozenset({__file__, retrievers.__file__})
+#: Frames of these files sit in front of the user's code in a retriever's traceback (the
+#: readers of hits and pipeline outputs call into the user's objects too).
+_OWN_FILES = frozenset({__file__, retrievers.__file__, hit_reader.__file__, output_reader.__file__})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -178,7 +181,14 @@ def _finish(
         answer, raw = (None, raw) if type(raw) is list else split_output(raw)
         hits, duplicates = normalize_hits(raw, id_key=id_key)
     except TypeError as exc:
-        return RetrievalOutcome([], latency_ms=latency_ms, error=f"TypeError: {exc}", cpu_ms=cpu_ms)
+        cause = exc.__cause__  # a hit whose own code raised: where it did
+        return RetrievalOutcome(
+            [],
+            latency_ms=latency_ms,
+            error=f"TypeError: {exc}",
+            traceback=None if cause is None else _user_traceback(cause),
+            cpu_ms=cpu_ms,
+        )
     except Exception as exc:  # the user's object raised while it was read (a property, a mapping)
         return _failed(exc, latency_ms)
     return _outcome((hits, duplicates, latency_ms, None, None, False, cpu_ms, answer))

@@ -3,10 +3,13 @@ splitter: each one an error that says what to return instead, never a silent 0."
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 import pytest
 
 from pytest_ragcheck.answers.output import split_output
 from pytest_ragcheck.hits import normalize_hits
+from pytest_ragcheck.runner import RunOptions, run_retriever
 
 
 def test_data_frame_is_an_error_not_its_column_names() -> None:
@@ -110,3 +113,43 @@ def test_numpy_str_ids_become_plain_str() -> None:
     hits, _ = normalize_hits([{"id": numpy.str_("d3")}])
     assert type(hits[0].id) is str
     assert repr(hits[0].id) == "'d3'"
+
+
+class _LazyId:
+    @property
+    def id(self) -> str:
+        raise RuntimeError("lazy id failed")
+
+
+class _GoneMapping(Mapping[str, object]):
+    def __getitem__(self, key: str) -> object:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        raise RuntimeError("backend gone")
+
+    def __len__(self) -> int:
+        return 1
+
+    def __contains__(self, key: object) -> bool:
+        raise RuntimeError("backend gone")
+
+
+@pytest.mark.parametrize(
+    ("returned", "error", "raised_in"),
+    [
+        (["d1", _LazyId()], "TypeError: hit #2: reading ", "in id"),
+        (_GoneMapping(), "RuntimeError: backend gone", "in __contains__"),
+    ],
+)
+def test_traceback_of_a_return_value_that_raises_starts_at_the_users_code(
+    returned: object, error: str, raised_in: str
+) -> None:
+    options = RunOptions(k=2, concurrency=1, timeout=None)
+    (outcome,) = run_retriever(lambda query: returned, ["alpha"], options)
+    assert outcome.error is not None
+    assert outcome.error.startswith(error)
+    assert outcome.traceback is not None
+    first_frame = outcome.traceback.splitlines()[1]
+    assert __file__ in first_frame
+    assert raised_in in first_frame
