@@ -20,17 +20,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from pytest_ragcheck import hits as hit_reader
 from pytest_ragcheck import retrievers
 from pytest_ragcheck.aio import await_value, read_async, run_blocking, run_bounded
-from pytest_ragcheck.answers import output as output_reader
 from pytest_ragcheck.answers.output import Answer, split_output
 from pytest_ragcheck.collector import settling
 from pytest_ragcheck.concurrency import (
     AUTO,
     PROBE_CALLS,
-    Concurrency,
     ConcurrencyChoice,
+    RunOptions,
     choose,
     cpu_available,
 )
@@ -56,37 +54,10 @@ __all__ = [
 _TRACEBACK_FRAMES = 12
 _ERROR_WIDTH = 300
 #: Frames of these files sit in front of the user's code in a retriever's traceback (the
-#: readers of hits and pipeline outputs call into the user's objects too).
-_OWN_FILES = frozenset({__file__, retrievers.__file__, hit_reader.__file__, output_reader.__file__})
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunOptions:
-    """How every case is run, checked once and handed down whole to each call.
-
-    ``k`` is the depth asked of the retriever: passed to retrievers that accept ``k``/``top_k``
-    (never when ``None``); hits are not cut at ``k``. ``concurrency`` is a number of workers or
-    ``"auto"``. ``timeout`` is per case, in seconds (``None``: no limit). ``id_key`` is the
-    metadata key that holds a hit's id.
-    """
-
-    k: int | None
-    concurrency: Concurrency
-    timeout: float | None
-    id_key: str | None = None
-
-    def __post_init__(self) -> None:
-        concurrency = self.concurrency
-        if concurrency != AUTO and (
-            isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
-        ):
-            raise ValueError(f"concurrency must be an integer >= 1 or 'auto', got {concurrency!r}")
-        timeout = self.timeout
-        if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:
-            raise ValueError(
-                f"timeout must be a positive number of seconds up to {MAX_TIMEOUT:.0f} or None "
-                f"(no limit), got {timeout!r}"
-            )
+#: readers of hits and of pipeline outputs call the user's objects too).
+_OWN_FILES = frozenset(
+    {__file__, retrievers.__file__, inspect.getfile(normalize_hits), inspect.getfile(split_output)}
+)
 
 
 class RetrievalOutcome(NamedTuple):
@@ -139,10 +110,9 @@ def _error_line(exc: BaseException) -> str:
     builtin = cls.__module__ in ("builtins", "__main__")
     name = cls.__qualname__ if builtin else f"{cls.__module__}.{cls.__qualname__}"
     try:
-        text = str(exc)
-    except Exception:  # as Python's own traceback says it; the type still names the error
-        text = "<exception str() failed>"
-    message = " ".join(text.split())
+        message = " ".join(str(exc).split())
+    except Exception:  # a broken __str__: as Python's own traceback says it
+        message = "<exception str() failed>"
     if len(message) > _ERROR_WIDTH:
         message = message[: _ERROR_WIDTH - 3] + "..."
     return f"{name}: {message}" if message else name
@@ -180,15 +150,9 @@ def _finish(
     try:
         answer, raw = (None, raw) if type(raw) is list else split_output(raw)
         hits, duplicates = normalize_hits(raw, id_key=id_key)
-    except TypeError as exc:
-        cause = exc.__cause__  # a hit whose own code raised: where it did
-        return RetrievalOutcome(
-            [],
-            latency_ms=latency_ms,
-            error=f"TypeError: {exc}",
-            traceback=None if cause is None else _user_traceback(cause),
-            cpu_ms=cpu_ms,
-        )
+    except TypeError as exc:  # its ``__cause__``: a hit whose own code raised, where it did
+        tb = None if exc.__cause__ is None else _user_traceback(exc.__cause__)
+        return _outcome(([], 0, latency_ms, f"TypeError: {exc}", tb, False, cpu_ms, None))
     except Exception as exc:  # the user's object raised while it was read (a property, a mapping)
         return _failed(exc, latency_ms)
     return _outcome((hits, duplicates, latency_ms, None, None, False, cpu_ms, answer))
@@ -216,10 +180,8 @@ def _call_sync(
             raw = run_blocking(functools.partial(await_value, awaitable))
         elif isinstance(raw, Iterator):
             raw = list(raw)
-    except Exception as exc:
-        return _failed(exc, _ms(start))
-    except BaseException as exc:  # SystemExit, pytest.skip(): the case's error, as on a worker
-        if isinstance(exc, KeyboardInterrupt):  # Ctrl-C stops the run
+    except BaseException as exc:  # SystemExit, pytest.skip() too, as on a worker; not Ctrl-C
+        if isinstance(exc, KeyboardInterrupt):
             raise
         return _failed(exc, _ms(start))
     latency_ms = _ms(start)
@@ -254,9 +216,7 @@ async def _call_async(
         if options.timeout is not None and scope.expired():
             return _timed_out(options.timeout)
         return _failed(exc, _ms(start))  # the retriever's own TimeoutError
-    except Exception as exc:
-        return _failed(exc, _ms(start))
-    except BaseException as exc:  # SystemExit, pytest.skip(): the case's error, as for sync ones
+    except BaseException as exc:  # SystemExit, pytest.skip() too, as for sync ones
         if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
             raise
         return _failed(exc, _ms(start))
