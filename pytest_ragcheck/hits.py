@@ -277,6 +277,12 @@ def _unwrap(raw: object) -> Iterable[object]:
             "hits; wrap a single id in a list"
         )
     if isinstance(raw, Mapping):
+        if "ids" in raw and "documents" in raw:  # Chroma's query result: columns, per query
+            raise TypeError(
+                "the retriever returned a Chroma query result (a dict of 'ids', 'documents', "
+                "...: one list per query), not a list of hits; return "
+                "[{'id': i, 'text': t} for i, t in zip(out['ids'][0], out['documents'][0])]"
+            )
         if "documents" in raw:
             return _unwrap(raw["documents"])
         values = list(raw.values())

@@ -153,3 +153,16 @@ def test_traceback_of_a_return_value_that_raises_starts_at_the_users_code(
     first_frame = outcome.traceback.splitlines()[1]
     assert __file__ in first_frame
     assert raised_in in first_frame
+
+
+def test_chroma_query_result_says_how_to_read_it() -> None:
+    """Read as Haystack's ``{"documents": [...]}``, its per-query lists of texts were hits."""
+    result = {
+        "ids": [["d1", "d2"]],
+        "documents": [["first text", "second text"]],
+        "distances": [[0.1, 0.2]],
+        "metadatas": [[{}, {}]],
+    }
+    with pytest.raises(TypeError, match=r"a Chroma query result .* zip\(out\['ids'\]\[0\]"):
+        normalize_hits(result)
+    assert normalize_hits({"documents": ["d1"]})[0][0].id == "d1"  # Haystack's still read
