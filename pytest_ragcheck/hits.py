@@ -228,11 +228,18 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
             obj, id_key, _ID_KEYS, obj, text=_first_text(obj), score=obj.get("score")
         )
     if isinstance(obj, tuple | list):
+        # a list here is often one query's hits inside a list of them (a vector store's result
+        # for a batch of query vectors): say so
+        nested = "; a list of hit lists? return one query's hits" if type(obj) is list else ""
         if len(obj) != 2:
-            raise _shape_error(obj, f"a hit sequence must be (id, score), got length {len(obj)}")
+            raise _shape_error(
+                obj, f"a hit sequence must be (id, score), got length {len(obj)}{nested}"
+            )
         first, score = obj
         if isinstance(score, str) or (score is not None and not isinstance(score, numbers.Real)):
-            raise _shape_error(obj, f"the second item must be a score, got {type(score).__name__}")
+            raise _shape_error(
+                obj, f"the second item must be a score, got {type(score).__name__}{nested}"
+            )
         inner = to_hit(first, id_key=id_key)  # (id, score) or e.g. (Document, score)
         return Hit(
             inner.id,

@@ -166,3 +166,15 @@ def test_chroma_query_result_says_how_to_read_it() -> None:
     with pytest.raises(TypeError, match=r"a Chroma query result .* zip\(out\['ids'\]\[0\]"):
         normalize_hits(result)
     assert normalize_hits({"documents": ["d1"]})[0][0].id == "d1"  # Haystack's still read
+
+
+def test_list_of_hit_lists_is_named() -> None:
+    """Milvus (and others) answer a list of query vectors with one hit list per query: the
+    whole answer for one query is then ``[[hit, ...]]``."""
+    per_query = [[{"id": "a", "distance": 0.1}, {"id": "b", "distance": 0.2}, {"id": "c"}]]
+    with pytest.raises(TypeError, match=r"got length 3; a list of hit lists\? return one query"):
+        normalize_hits(per_query)
+    with pytest.raises(TypeError, match=r"got str; a list of hit lists\?"):
+        normalize_hits([["d1", "d2"]])
+    with pytest.raises(TypeError, match=r"got str\)"):  # a tuple is a pair, not a hit list
+        normalize_hits([("d1", "x")])
