@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_ragcheck.aio import await_value, read_async, run_blocking, run_bounded
+from pytest_ragcheck.aio import await_value, read_async, read_lazy, run_blocking, run_bounded
 from pytest_ragcheck.collector import settling
 from pytest_ragcheck.concurrency import AUTO, ConcurrencyChoice
 from pytest_ragcheck.retrievers import ResolvedRetriever, resolve_batch_retriever
@@ -132,7 +132,7 @@ def _call_sync(
             awaitable = raw if inspect.isawaitable(raw) else read_async(raw)
             raw = run_blocking(functools.partial(await_value, awaitable))
         elif isinstance(raw, Iterator):  # hit lists read inside the call, and timed
-            raw = list(raw)
+            raw = read_lazy(raw, start, options.timeout)
     except BaseException as exc:  # SystemExit, pytest.skip(): the batch's error (not Ctrl-C)
         if isinstance(exc, KeyboardInterrupt):
             raise

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from pytest_ragcheck import retrievers
-from pytest_ragcheck.aio import await_value, read_async, run_blocking, run_bounded
+from pytest_ragcheck.aio import await_value, read_async, read_lazy, run_blocking, run_bounded
 from pytest_ragcheck.answers.output import Answer, split_output
 from pytest_ragcheck.collector import settling
 from pytest_ragcheck.concurrency import (
@@ -179,7 +179,7 @@ def _call_sync(
             awaitable = raw if inspect.isawaitable(raw) else read_async(raw)
             raw = run_blocking(functools.partial(await_value, awaitable))
         elif isinstance(raw, Iterator):
-            raw = list(raw)
+            raw = read_lazy(raw, start, options.timeout)
     except BaseException as exc:  # SystemExit, pytest.skip() too, as on a worker; not Ctrl-C
         if isinstance(exc, KeyboardInterrupt):
             raise

@@ -3,6 +3,8 @@ splitter: each one an error that says what to return instead, never a silent 0."
 
 from __future__ import annotations
 
+import itertools
+import time
 from collections.abc import Iterator, Mapping
 
 import pytest
@@ -178,3 +180,28 @@ def test_list_of_hit_lists_is_named() -> None:
         normalize_hits([["d1", "d2"]])
     with pytest.raises(TypeError, match=r"got str\)"):  # a tuple is a pair, not a hit list
         normalize_hits([("d1", "x")])
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["per-query", "batches"])
+def test_endless_generator_stops_being_read_after_its_timeout(batch: bool) -> None:
+    """A generator that never ends (a paging bug) was read on its abandoned thread for the rest
+    of the session, filling memory at hundreds of MB a second."""
+    from pytest_ragcheck.batches import run_batches
+
+    produced = itertools.count()
+
+    def endless(query: object) -> Iterator[object]:
+        for n in produced:
+            yield f"x{n}" if not batch else [f"x{n}"]
+
+    options = RunOptions(k=2, concurrency=1, timeout=0.2)
+    if batch:
+        outcomes = run_batches(endless, ["alpha"], options, 4).outcomes
+    else:
+        outcomes = run_retriever(endless, ["alpha"], options)
+    assert outcomes[0].error is not None
+    assert outcomes[0].error.startswith("timed out after 0.2 s")
+    time.sleep(0.3)  # the abandoned thread checks the deadline every few thousand hits
+    before = next(produced)
+    time.sleep(0.3)
+    assert next(produced) == before + 1  # nothing read in between
