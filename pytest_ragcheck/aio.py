@@ -84,11 +84,13 @@ def read_lazy(lazy: Iterator[Any], start: float, timeout: float | None) -> list[
             raise TimeoutError(f"still reading lazy hits after {timeout} s ({len(read):,} so far)")
 
 
-async def read_async(raw: Any) -> Any:
-    """Lazy hits read now, inside the call: an async or sync iterator becomes a list."""
+async def read_async(raw: Any, start: float = 0.0, timeout: float | None = None) -> Any:
+    """Lazy hits read now, inside the call: an async or sync iterator becomes a list (a sync
+    one blocks the loop, so its reading stops at ``timeout`` from ``start``: see
+    :func:`read_lazy`)."""
     if hasattr(raw, "__aiter__"):
         return [item async for item in raw]
-    return list(raw) if isinstance(raw, Iterator) else raw
+    return read_lazy(raw, start, timeout) if isinstance(raw, Iterator) else raw
 
 
 async def await_value(awaitable: Any) -> Any:

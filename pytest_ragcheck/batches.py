@@ -162,9 +162,10 @@ async def _call_async(
             raw = resolved.call(list(batch.queries), options.k)  # a copy, as for sync ones
             if inspect.isawaitable(raw):
                 raw = await raw
-            raw = await read_async(raw)
+            raw = await read_async(raw, start, options.timeout)
     except TimeoutError as exc:
-        if options.timeout is not None and scope.expired():
+        late = options.timeout is not None and time.perf_counter() - start > options.timeout
+        if options.timeout is not None and (scope.expired() or late):  # late: lazy hits' read
             return _every(
                 batch,
                 _with_where(_timed_out(options.timeout, len(batch.queries)), batch.where(total)),

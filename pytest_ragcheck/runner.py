@@ -211,9 +211,10 @@ async def _call_async(
             raw = resolved.call(query, options.k)
             if inspect.isawaitable(raw):
                 raw = await raw
-            raw = await read_async(raw)
+            raw = await read_async(raw, start, options.timeout)
     except TimeoutError as exc:
-        if options.timeout is not None and scope.expired():
+        late = options.timeout is not None and time.perf_counter() - start > options.timeout
+        if options.timeout is not None and (scope.expired() or late):  # late: lazy hits' read
             return _timed_out(options.timeout)
         return _failed(exc, _ms(start))  # the retriever's own TimeoutError
     except BaseException as exc:  # SystemExit, pytest.skip() too, as for sync ones

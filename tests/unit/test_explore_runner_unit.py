@@ -182,10 +182,15 @@ def test_list_of_hit_lists_is_named() -> None:
         normalize_hits([("d1", "x")])
 
 
-@pytest.mark.parametrize("batch", [False, True], ids=["per-query", "batches"])
-def test_endless_generator_stops_being_read_after_its_timeout(batch: bool) -> None:
+@pytest.mark.parametrize(
+    ("batch", "is_async"),
+    [(False, False), (True, False), (False, True), (True, True)],
+    ids=["per-query", "batches", "async", "async-batches"],
+)
+def test_endless_generator_stops_being_read_after_its_timeout(batch: bool, is_async: bool) -> None:
     """A generator that never ends (a paging bug) was read on its abandoned thread for the rest
-    of the session, filling memory at hundreds of MB a second."""
+    of the session, filling memory at hundreds of MB a second (returned by an async retriever,
+    it blocked the event loop for ever)."""
     from pytest_ragcheck.batches import run_batches
 
     produced = itertools.count()
@@ -194,11 +199,15 @@ def test_endless_generator_stops_being_read_after_its_timeout(batch: bool) -> No
         for n in produced:
             yield f"x{n}" if not batch else [f"x{n}"]
 
+    async def async_endless(query: object) -> Iterator[object]:
+        return endless(query)
+
+    retriever = async_endless if is_async else endless
     options = RunOptions(k=2, concurrency=1, timeout=0.2)
     if batch:
-        outcomes = run_batches(endless, ["alpha"], options, 4).outcomes
+        outcomes = run_batches(retriever, ["alpha"], options, 4).outcomes
     else:
-        outcomes = run_retriever(endless, ["alpha"], options)
+        outcomes = run_retriever(retriever, ["alpha"], options)
     assert outcomes[0].error is not None
     assert outcomes[0].error.startswith("timed out after 0.2 s")
     time.sleep(0.3)  # the abandoned thread checks the deadline every few thousand hits
