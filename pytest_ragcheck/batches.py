@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import numbers
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -78,6 +79,19 @@ def _hit_lists(raw: object) -> list[object] | None:
     return list(raw)
 
 
+def _one_hit(item: object) -> bool:
+    """Whether a batch's item is one hit (a str or int id, an ``(id, score)`` pair) rather than
+    the hit list of a query."""
+    if isinstance(item, str | numbers.Integral):
+        return not isinstance(item, bool)
+    return (
+        type(item) is tuple
+        and len(item) == 2
+        and isinstance(item[1], numbers.Real)
+        and not isinstance(item[1], bool)
+    )
+
+
 def _done(
     batch: _Batch,
     total: int,
@@ -91,8 +105,13 @@ def _done(
         lists = _hit_lists(raw)
     except Exception as exc:  # a generator of hit lists that raised while it was read
         return _every(batch, _with_where(_failed(exc, batch_ms / n), batch.where(total)))
-    if lists is None or len(lists) != n:
-        got = f"{type(raw).__name__}" if lists is None else f"{len(lists)} hit lists"
+    if lists is None:
+        got = type(raw).__name__
+    elif lists and _one_hit(lists[0]):  # one query's answer: a retriever not written for batches?
+        got = f"{len(lists)} hits, not hit lists (the first is {lists[0]!r:.40})"
+    else:
+        got = "" if len(lists) == n else f"{len(lists)} hit lists"
+    if lists is None or got:
         error = (
             f"the batch retriever returned {got} for {n} queries ({batch.where(total)}); "
             "it must return one hit list per query, in query order"

@@ -214,3 +214,25 @@ def test_endless_generator_stops_being_read_after_its_timeout(batch: bool, is_as
     before = next(produced)
     time.sleep(0.3)
     assert next(produced) == before + 1  # nothing read in between
+
+
+@pytest.mark.parametrize(
+    ("flat", "first"),
+    [(["d1", "d2"], "'d1'"), ([("d1", 0.5), ("d2", 0.4)], "('d1', 0.5)"), ([1, 2, 3], "1")],
+)
+def test_batch_retriever_returning_one_flat_hit_list_is_named(
+    flat: list[object], first: str
+) -> None:
+    """With as many hits as queries, each query got one hit, read as "a str, not a list of
+    hits; wrap a single id in a list": the batch shape was what was wrong."""
+    from pytest_ragcheck.batches import run_batches
+
+    options = RunOptions(k=2, concurrency=1, timeout=None)
+    outcomes = run_batches(lambda queries: flat, ["alpha", "beta"], options, 2).outcomes
+    expected = (
+        f"the batch retriever returned {len(flat)} hits, not hit lists (the first is {first}) "
+        "for 2 queries (batch 1 of 1, cases 1-2)"
+    )
+    assert [o.error for o in outcomes] == [outcomes[0].error] * 2
+    assert outcomes[0].error is not None
+    assert outcomes[0].error.startswith(expected)
