@@ -123,7 +123,10 @@ def _user_traceback(exc: BaseException) -> str:
     tb = exc.__traceback__
     while tb is not None and tb.tb_frame.f_code.co_filename in _OWN_FILES:
         tb = tb.tb_next
-    lines = traceback.format_exception(type(exc), exc, tb, limit=-_TRACEBACK_FRAMES)
+    try:
+        lines = traceback.format_exception(type(exc), exc, tb, limit=-_TRACEBACK_FRAMES)
+    except Exception:  # an exception whose own attributes raise (``__notes__``): its line
+        return _error_line(exc)  # will do; raising here would end a worker thread, a hang
     return "".join(lines).rstrip()
 
 

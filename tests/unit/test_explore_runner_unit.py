@@ -4,6 +4,7 @@ splitter: each one an error that says what to return instead, never a silent 0."
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 from collections.abc import Iterator, Mapping
 
@@ -11,7 +12,7 @@ import pytest
 
 from pytest_ragcheck.answers.output import split_output
 from pytest_ragcheck.hits import normalize_hits
-from pytest_ragcheck.runner import RunOptions, run_retriever
+from pytest_ragcheck.runner import RetrievalOutcome, RunOptions, run_retriever
 
 
 def test_data_frame_is_an_error_not_its_column_names() -> None:
@@ -236,3 +237,27 @@ def test_batch_retriever_returning_one_flat_hit_list_is_named(
     assert [o.error for o in outcomes] == [outcomes[0].error] * 2
     assert outcomes[0].error is not None
     assert outcomes[0].error.startswith(expected)
+
+
+class _NotesRaise(Exception):
+    @property
+    def __notes__(self) -> list[str]:
+        raise RuntimeError("notes broke")
+
+
+def test_error_whose_notes_raise_does_not_hang_the_run() -> None:
+    """Formatting its traceback raised on the worker thread, which ended without recording the
+    case: with ``timeout=None`` the run waited for it for ever."""
+
+    def raises(query: str) -> list[str]:
+        raise _NotesRaise("index offline")
+
+    found: list[RetrievalOutcome] = []
+    options = RunOptions(k=2, concurrency=2, timeout=None)
+    runner = threading.Thread(
+        target=lambda: found.extend(run_retriever(raises, ["a", "b", "c"], options)), daemon=True
+    )
+    runner.start()
+    runner.join(10)
+    assert not runner.is_alive(), "the run hung"
+    assert [o.error for o in found] == [f"{__name__}._NotesRaise: index offline"] * 3
