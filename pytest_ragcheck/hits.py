@@ -69,6 +69,13 @@ def _snippet(obj: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _exc_text(exc: BaseException) -> str:
+    try:
+        return f"{type(exc).__name__}: {exc}"
+    except Exception:  # a broken __str__
+        return type(exc).__name__
+
+
 def _type_name(obj: object) -> str:
     cls = type(obj)
     return (
@@ -228,17 +235,14 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
             obj, id_key, _ID_KEYS, obj, text=_first_text(obj), score=obj.get("score")
         )
     if isinstance(obj, tuple | list):
-        # a list here is often one query's hits inside a list of them (a vector store's result
-        # for a batch of query vectors): say so
-        nested = "; a list of hit lists? return one query's hits" if type(obj) is list else ""
         if len(obj) != 2:
             raise _shape_error(
-                obj, f"a hit sequence must be (id, score), got length {len(obj)}{nested}"
+                obj, f"a hit sequence must be (id, score), got length {len(obj)}{_nested(obj)}"
             )
         first, score = obj
         if isinstance(score, str) or (score is not None and not isinstance(score, numbers.Real)):
             raise _shape_error(
-                obj, f"the second item must be a score, got {type(score).__name__}{nested}"
+                obj, f"the second item must be a score, got {type(score).__name__}{_nested(obj)}"
             )
         inner = to_hit(first, id_key=id_key)  # (id, score) or e.g. (Document, score)
         return Hit(
@@ -261,8 +265,10 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
     raise _shape_error(obj)
 
 
-def _is_score(value: object) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+def _nested(obj: object) -> str:
+    """A list where a hit belongs is often one query's hits inside a list of them (a vector
+    store's result for a list of query vectors): say so."""
+    return "; a list of hit lists? return one query's hits" if type(obj) is list else ""
 
 
 def _is_id(value: object) -> bool:
@@ -295,7 +301,7 @@ def _unwrap(raw: object) -> Iterable[object]:
         values = list(raw.values())
         if len(values) == 1 and isinstance(values[0], Mapping) and "documents" in values[0]:
             return _unwrap(values[0]["documents"])  # a Haystack pipeline's {"component": {...}}
-        if values and all(_is_score(value) for value in values):
+        if values and all(isinstance(v, numbers.Real) and type(v) is not bool for v in values):
             raise TypeError(
                 f"the retriever returned a dict of id -> score ({_snippet(raw)}), not a list "
                 "of hits in rank order; return the pairs ranked, e.g. "
@@ -361,8 +367,7 @@ def normalize_hits(raw: object, *, id_key: str | None = None) -> tuple[list[Hit]
                 raise TypeError(f"hit #{position}: {exc}") from None
             except Exception as exc:  # the object's own code raised (a property, __getattr__)
                 raise TypeError(
-                    f"hit #{position}: reading {_type_name(item)} raised "
-                    f"{type(exc).__name__}: {exc}"
+                    f"hit #{position}: reading {_type_name(item)} raised {_exc_text(exc)}"
                 ) from exc
     if len({hit.id for hit in hits}) == len(hits):
         return hits, 0

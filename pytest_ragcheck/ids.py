@@ -25,8 +25,9 @@ def as_id(value: object) -> str | None:
 
     A non-empty ``str`` is kept (a subclass, such as numpy's ``str_``, as a plain ``str``); an
     integer (Python, JSON or numpy, never a ``bool``) becomes its decimal string and a ``UUID``
-    its canonical form. Anything else, the empty string included, is ``None``. An integer with more digits than Python converts to text
-    raises :class:`IdError` (no message here may print the number itself: that fails too).
+    its canonical form. Anything else, the empty string included, is ``None``. An integer with
+    more digits than Python converts to text raises :class:`IdError` (no message here may print
+    the number itself: that fails too).
     """
     if type(value) is str:
         return value if value else None

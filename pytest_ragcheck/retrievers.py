@@ -164,7 +164,10 @@ def _probe_error(obj: object, exc: Exception, what: str) -> RetrieverError:
     connected, a ``__getattr__`` that raises): say so, and where, in one message."""
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-    message = " ".join(str(exc).split())
+    try:
+        message = " ".join(str(exc).split())
+    except Exception:  # a broken __str__
+        message = ""
     return RetrieverError(
         f"cannot use {readable(type(obj).__qualname__)} {what}: reading its attributes raised "
         f"{type(exc).__name__}{': ' + message if message else ''}{where}"
