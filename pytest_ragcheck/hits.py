@@ -301,7 +301,7 @@ def _unwrap(raw: object) -> Iterable[object]:
         values = list(raw.values())
         if len(values) == 1 and isinstance(values[0], Mapping) and "documents" in values[0]:
             return _unwrap(values[0]["documents"])  # a Haystack pipeline's {"component": {...}}
-        if values and all(isinstance(v, numbers.Real) and type(v) is not bool for v in values):
+        if values and all(not isinstance(v, bool) and isinstance(v, numbers.Real) for v in values):
             raise TypeError(
                 f"the retriever returned a dict of id -> score ({_snippet(raw)}), not a list "
                 "of hits in rank order; return the pairs ranked, e.g. "
