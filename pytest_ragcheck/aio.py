@@ -15,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
 from typing import Any, TypeVar
 
-__all__ = ["await_value", "read_async", "read_lazy", "run_blocking", "run_bounded"]
+__all__ = ["LazyTimeout", "await_value", "read_async", "read_lazy", "run_blocking", "run_bounded"]
 
 T = TypeVar("T")
 
@@ -68,9 +68,13 @@ async def run_bounded(
 _CHUNK = 4096
 
 
+class LazyTimeout(TimeoutError):
+    """Lazy hits still being read at the call's timeout: the call timed out."""
+
+
 def read_lazy(lazy: Iterator[Any], start: float, timeout: float | None) -> list[Any]:
     """A sync iterator of hits read now, inside the call. Past ``timeout`` seconds from
-    ``start`` the call was abandoned already: stop reading with ``TimeoutError``, or an
+    ``start`` the call was abandoned already: stop reading with :class:`LazyTimeout`, or an
     endless generator would fill memory on its abandoned thread for the rest of the session."""
     if timeout is None:
         return list(lazy)
@@ -81,7 +85,7 @@ def read_lazy(lazy: Iterator[Any], start: float, timeout: float | None) -> list[
         if len(chunk) < _CHUNK:
             return read
         if time.perf_counter() - start > timeout:
-            raise TimeoutError(f"still reading lazy hits after {timeout} s ({len(read):,} so far)")
+            raise LazyTimeout(f"still reading lazy hits after {timeout} s ({len(read):,} so far)")
 
 
 async def read_async(raw: Any, start: float = 0.0, timeout: float | None = None) -> Any:

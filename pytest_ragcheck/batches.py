@@ -19,7 +19,14 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_ragcheck.aio import await_value, read_async, read_lazy, run_blocking, run_bounded
+from pytest_ragcheck.aio import (
+    LazyTimeout,
+    await_value,
+    read_async,
+    read_lazy,
+    run_blocking,
+    run_bounded,
+)
 from pytest_ragcheck.collector import settling
 from pytest_ragcheck.concurrency import AUTO, ConcurrencyChoice
 from pytest_ragcheck.retrievers import ResolvedRetriever, resolve_batch_retriever
@@ -152,6 +159,9 @@ def _call_sync(
             raw = run_blocking(functools.partial(await_value, awaitable))
         elif isinstance(raw, Iterator):  # hit lists read inside the call, and timed
             raw = read_lazy(raw, start, options.timeout)
+    except LazyTimeout:  # the worker got there before the watching thread: the same outcome
+        timed_out = _timed_out(options.timeout or 0.0, len(batch.queries))
+        return _every(batch, _with_where(timed_out, batch.where(total)))
     except BaseException as exc:  # SystemExit, pytest.skip(): the batch's error (not Ctrl-C)
         if isinstance(exc, KeyboardInterrupt):
             raise

@@ -21,7 +21,14 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from pytest_ragcheck import retrievers
-from pytest_ragcheck.aio import await_value, read_async, read_lazy, run_blocking, run_bounded
+from pytest_ragcheck.aio import (
+    LazyTimeout,
+    await_value,
+    read_async,
+    read_lazy,
+    run_blocking,
+    run_bounded,
+)
 from pytest_ragcheck.answers.output import Answer, split_output
 from pytest_ragcheck.collector import settling
 from pytest_ragcheck.concurrency import (
@@ -53,8 +60,7 @@ __all__ = [
 
 _TRACEBACK_FRAMES = 12
 _ERROR_WIDTH = 300
-#: Frames of these files sit in front of the user's code in a retriever's traceback (the
-#: readers of hits and of pipeline outputs call the user's objects too).
+#: Files whose frames sit in front of the user's code in a traceback (the hit readers too).
 _OWN_FILES = frozenset(
     {__file__, retrievers.__file__, inspect.getfile(normalize_hits), inspect.getfile(split_output)}
 )
@@ -183,6 +189,8 @@ def _call_sync(
             raw = run_blocking(functools.partial(await_value, awaitable))
         elif isinstance(raw, Iterator):
             raw = read_lazy(raw, start, options.timeout)
+    except LazyTimeout:  # the worker got there before the watching thread: the same outcome
+        return _timed_out(options.timeout or 0.0)
     except BaseException as exc:  # SystemExit, pytest.skip() too, as on a worker; not Ctrl-C
         if isinstance(exc, KeyboardInterrupt):
             raise
