@@ -81,7 +81,8 @@ def _hit_lists(raw: object) -> list[object] | None:
     """One item per query; a numpy array counts (FAISS's ids, one row per query)."""
     if isinstance(raw, str | bytes | Mapping) or not isinstance(raw, Iterable):
         return None
-    if not isinstance(raw, Sequence | Iterator) and not hasattr(raw, "__array__"):
+    array = hasattr(raw, "__array__") and not hasattr(raw, "columns")  # a data frame: columns
+    if not isinstance(raw, Sequence | Iterator) and not array:
         return None  # a set has no order; other iterables are not what a batch returns
     return list(raw)
 
