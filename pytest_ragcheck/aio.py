@@ -3,16 +3,19 @@
 The fixture is synchronous but is often called from ``async def`` tests (pytest-asyncio) or
 notebooks, where a loop is already running in this thread and cannot be re-entered; the
 plugin never patches asyncio (no ``nest_asyncio``), so it uses a fresh loop on a helper thread.
+Lazy hits (generators, async generators) are read here too, inside the call.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
 from typing import Any, TypeVar
 
-__all__ = ["await_value", "read_async", "run_blocking", "run_bounded"]
+__all__ = ["LazyTimeout", "await_value", "read_async", "read_lazy", "run_blocking", "run_bounded"]
 
 T = TypeVar("T")
 
@@ -61,11 +64,37 @@ async def run_bounded(
     await asyncio.gather(*(worker() for _ in range(workers)))
 
 
-async def read_async(raw: Any) -> Any:
-    """Lazy hits read now, inside the call: an async or sync iterator becomes a list."""
+#: Lazy hits read per check of the deadline (see :func:`read_lazy`).
+_CHUNK = 4096
+
+
+class LazyTimeout(TimeoutError):
+    """Lazy hits still being read at the call's timeout: the call timed out."""
+
+
+def read_lazy(lazy: Iterator[Any], start: float, timeout: float | None) -> list[Any]:
+    """A sync iterator of hits read now, inside the call. Past ``timeout`` seconds from
+    ``start`` the call was abandoned already: stop reading with :class:`LazyTimeout`, or an
+    endless generator would fill memory on its abandoned thread for the rest of the session."""
+    if timeout is None:
+        return list(lazy)
+    read: list[Any] = []
+    while True:
+        chunk = list(itertools.islice(lazy, _CHUNK))
+        read.extend(chunk)
+        if len(chunk) < _CHUNK:
+            return read
+        if time.perf_counter() - start > timeout:
+            raise LazyTimeout(f"still reading lazy hits after {timeout} s ({len(read):,} so far)")
+
+
+async def read_async(raw: Any, start: float = 0.0, timeout: float | None = None) -> Any:
+    """Lazy hits read now, inside the call: an async or sync iterator becomes a list (a sync
+    one blocks the loop, so its reading stops at ``timeout`` from ``start``: see
+    :func:`read_lazy`)."""
     if hasattr(raw, "__aiter__"):
         return [item async for item in raw]
-    return list(raw) if isinstance(raw, Iterator) else raw
+    return read_lazy(raw, start, timeout) if isinstance(raw, Iterator) else raw
 
 
 async def await_value(awaitable: Any) -> Any:

@@ -14,11 +14,19 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import numbers
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_ragcheck.aio import await_value, read_async, run_blocking, run_bounded
+from pytest_ragcheck.aio import (
+    LazyTimeout,
+    await_value,
+    read_async,
+    read_lazy,
+    run_blocking,
+    run_bounded,
+)
 from pytest_ragcheck.collector import settling
 from pytest_ragcheck.concurrency import AUTO, ConcurrencyChoice
 from pytest_ragcheck.retrievers import ResolvedRetriever, resolve_batch_retriever
@@ -70,9 +78,26 @@ def _with_where(outcome: RetrievalOutcome, where: str) -> RetrievalOutcome:
 
 
 def _hit_lists(raw: object) -> list[object] | None:
-    if isinstance(raw, str | bytes | Mapping) or not isinstance(raw, Sequence | Iterator):
+    """One item per query; a numpy array counts (FAISS's ids, one row per query)."""
+    if isinstance(raw, str | bytes | Mapping) or not isinstance(raw, Iterable):
         return None
+    array = hasattr(raw, "__array__") and not hasattr(raw, "columns")  # a data frame: columns
+    if not isinstance(raw, Sequence | Iterator) and not array:
+        return None  # a set has no order; other iterables are not what a batch returns
     return list(raw)
+
+
+def _one_hit(item: object) -> bool:
+    """Whether a batch's item is one hit (a str or int id, an ``(id, score)`` pair) rather than
+    the hit list of a query."""
+    if isinstance(item, str | numbers.Integral):
+        return not isinstance(item, bool)
+    return (
+        type(item) is tuple
+        and len(item) == 2
+        and isinstance(item[1], numbers.Real)
+        and not isinstance(item[1], bool)
+    )
 
 
 def _done(
@@ -84,9 +109,17 @@ def _done(
     options: RunOptions,
 ) -> _Done:
     n = len(batch.queries)
-    lists = _hit_lists(raw)
-    if lists is None or len(lists) != n:
-        got = f"{type(raw).__name__}" if lists is None else f"{len(lists)} hit lists"
+    try:
+        lists = _hit_lists(raw)
+    except Exception as exc:  # a generator of hit lists that raised while it was read
+        return _every(batch, _with_where(_failed(exc, batch_ms / n), batch.where(total)))
+    if lists is None:
+        got = type(raw).__name__
+    elif lists and _one_hit(lists[0]):  # one query's answer: a retriever not written for batches?
+        got = f"{len(lists)} hits, not hit lists (the first is {lists[0]!r:.40})"
+    else:
+        got = "" if len(lists) == n else f"{len(lists)} hit lists"
+    if lists is None or got:
         error = (
             f"the batch retriever returned {got} for {n} queries ({batch.where(total)}); "
             "it must return one hit list per query, in query order"
@@ -94,10 +127,24 @@ def _done(
         return _every(batch, RetrievalOutcome([], latency_ms=batch_ms / n, error=error))
     per_ms, per_cpu = batch_ms / n, cpu_ms / n
     outcomes = [
-        _finish(list(h) if isinstance(h, Iterator) else h, per_ms, options.id_key, per_cpu)
+        _finish(h, per_ms, options.id_key, per_cpu)
+        if not isinstance(h, Iterator)
+        else _lazy(h, per_ms, options.id_key, per_cpu)
         for h in lists
     ]
     return _Done(outcomes, batch_ms)
+
+
+def _lazy(
+    hits: Iterator[object], per_ms: float, id_key: str | None, per_cpu: float
+) -> RetrievalOutcome:
+    """One query's lazy hits (a generator), read now: an error while reading them is that
+    case's error only."""
+    try:
+        read = list(hits)
+    except Exception as exc:
+        return _failed(exc, per_ms)
+    return _finish(read, per_ms, id_key, per_cpu)
 
 
 def _call_sync(
@@ -106,10 +153,19 @@ def _call_sync(
     start = time.perf_counter()
     cpu_start = time.process_time()
     try:
-        raw = resolved.call(batch.queries, options.k)
-        if inspect.isawaitable(raw):
-            raw = run_blocking(functools.partial(await_value, raw))
-    except Exception as exc:
+        # a copy: a retriever that drains or extends its list must not change the batch
+        raw = resolved.call(list(batch.queries), options.k)
+        if inspect.isawaitable(raw) or hasattr(raw, "__aiter__"):  # an async generator too
+            awaitable = raw if inspect.isawaitable(raw) else read_async(raw)
+            raw = run_blocking(functools.partial(await_value, awaitable))
+        elif isinstance(raw, Iterator):  # hit lists read inside the call, and timed
+            raw = read_lazy(raw, start, options.timeout)
+    except LazyTimeout:  # the worker got there before the watching thread: the same outcome
+        timed_out = _timed_out(options.timeout or 0.0, len(batch.queries))
+        return _every(batch, _with_where(timed_out, batch.where(total)))
+    except BaseException as exc:  # SystemExit, pytest.skip(): the batch's error (not Ctrl-C)
+        if isinstance(exc, KeyboardInterrupt):
+            raise
         failed = _failed(exc, (time.perf_counter() - start) * 1000.0 / len(batch.queries))
         return _every(batch, _with_where(failed, batch.where(total)))
     batch_ms = (time.perf_counter() - start) * 1000.0
@@ -133,19 +189,25 @@ async def _call_async(
     scope = asyncio.timeout(options.timeout)
     try:
         async with scope:
-            raw = resolved.call(batch.queries, options.k)
+            raw = resolved.call(list(batch.queries), options.k)  # a copy, as for sync ones
             if inspect.isawaitable(raw):
                 raw = await raw
-            raw = await read_async(raw)
+            raw = await read_async(raw, start, options.timeout)
     except TimeoutError as exc:
-        if options.timeout is not None and scope.expired():
+        late = options.timeout is not None and time.perf_counter() - start > options.timeout
+        if options.timeout is not None and (scope.expired() or late):  # late: lazy hits' read
             return _every(
                 batch,
                 _with_where(_timed_out(options.timeout, len(batch.queries)), batch.where(total)),
             )
         return _every(batch, _with_where(_failed(exc, None), batch.where(total)))
-    except Exception as exc:
+    except BaseException as exc:  # SystemExit, pytest.skip(): the batch's error
+        if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
+            raise
         return _every(batch, _with_where(_failed(exc, None), batch.where(total)))
+    if options.timeout is not None and scope.expired():  # it swallowed the cancellation
+        timed_out = _timed_out(options.timeout, len(batch.queries))
+        return _every(batch, _with_where(timed_out, batch.where(total)))
     batch_ms = (time.perf_counter() - start) * 1000.0
     return _done(batch, total, raw, batch_ms, (time.process_time() - cpu_start) * 1000.0, options)
 

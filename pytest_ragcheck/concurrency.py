@@ -12,6 +12,10 @@ Process CPU time rather than the calling thread's: native libraries compute on t
 their own. On a machine busy with other processes a CPU-bound call gets only part of a core,
 so the share is divided by what a busy thread can get now (cores / load average, at most 1);
 waiting calls use a few percent whatever the load.
+
+:class:`RunOptions` holds what every call of a run shares, concurrency and timeout checked
+(it lives here rather than in :mod:`pytest_ragcheck.runner`, which re-exports it, to keep
+that module small).
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from pytest_ragcheck.threads import MAX_TIMEOUT
+
 __all__ = [
     "AUTO",
     "AUTO_WORKERS",
@@ -28,6 +34,7 @@ __all__ = [
     "PROBE_CALLS",
     "Concurrency",
     "ConcurrencyChoice",
+    "RunOptions",
     "choose",
     "cpu_available",
 ]
@@ -86,3 +93,32 @@ def choose(calls: Sequence[tuple[float, float]], *, available: float = 1.0) -> C
     if share >= CPU_BOUND_SHARE * available:
         return ConcurrencyChoice(1, True, f"CPU-bound: {per_call}{busy}")
     return ConcurrencyChoice(AUTO_WORKERS, True, f"I/O-bound: {per_call}{busy}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunOptions:
+    """How every case is run, checked once and handed down whole to each call.
+
+    ``k`` is the depth asked of the retriever: passed to retrievers that accept ``k``/``top_k``
+    (never when ``None``); hits are not cut at ``k``. ``concurrency`` is a number of workers or
+    ``"auto"``. ``timeout`` is per case, in seconds (``None``: no limit). ``id_key`` is the
+    metadata key that holds a hit's id.
+    """
+
+    k: int | None
+    concurrency: Concurrency
+    timeout: float | None
+    id_key: str | None = None
+
+    def __post_init__(self) -> None:
+        concurrency = self.concurrency
+        if concurrency != AUTO and (
+            isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
+        ):
+            raise ValueError(f"concurrency must be an integer >= 1 or 'auto', got {concurrency!r}")
+        timeout = self.timeout
+        if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:
+            raise ValueError(
+                f"timeout must be a positive number of seconds up to {MAX_TIMEOUT:.0f} or None "
+                f"(no limit), got {timeout!r}"
+            )

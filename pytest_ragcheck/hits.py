@@ -69,6 +69,13 @@ def _snippet(obj: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _exc_text(exc: BaseException) -> str:
+    try:
+        return f"{type(exc).__name__}: {exc}"
+    except Exception:  # a broken __str__
+        return type(exc).__name__
+
+
 def _type_name(obj: object) -> str:
     cls = type(obj)
     return (
@@ -136,6 +143,14 @@ def _find_id(container: object, id_key: str | None, defaults: Sequence[str], own
         found = as_id(_meta_value(container, key))
         if found is not None:
             return found
+    for key in defaults:  # there, but not usable: say so rather than "no id"
+        value = _get(container, key)
+        if value is not None:
+            raise _shape_error(
+                owner,
+                f"its {key!r} is {_type_name(value)} {_snippet(value, 40)}, not a non-empty "
+                "str or int id: convert it (e.g. str(...)) or pass id_key=",
+            )
     raise _shape_error(
         owner, "no id: set one of 'id', 'doc_id', '_id' or pass id_key= to read it from metadata"
     )
@@ -208,10 +223,10 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
             return Hit(first, None, obj[1])
     if isinstance(obj, Hit):
         return obj
-    if isinstance(obj, str):
+    if isinstance(obj, str):  # a subclass, e.g. numpy's str_: read as a plain str
         if not obj:
             raise _shape_error(obj, "empty id")
-        return Hit(obj)
+        return Hit(str.__str__(obj))
     simple = as_id(obj)
     if simple is not None:
         return Hit(simple)
@@ -221,10 +236,14 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
         )
     if isinstance(obj, tuple | list):
         if len(obj) != 2:
-            raise _shape_error(obj, f"a hit sequence must be (id, score), got length {len(obj)}")
+            raise _shape_error(
+                obj, f"a hit sequence must be (id, score), got length {len(obj)}{_nested(obj)}"
+            )
         first, score = obj
         if isinstance(score, str) or (score is not None and not isinstance(score, numbers.Real)):
-            raise _shape_error(obj, f"the second item must be a score, got {type(score).__name__}")
+            raise _shape_error(
+                obj, f"the second item must be a score, got {type(score).__name__}{_nested(obj)}"
+            )
         inner = to_hit(first, id_key=id_key)  # (id, score) or e.g. (Document, score)
         return Hit(
             inner.id,
@@ -246,6 +265,12 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
     raise _shape_error(obj)
 
 
+def _nested(obj: object) -> str:
+    """A list where a hit belongs is often one query's hits inside a list of them (a vector
+    store's result for a list of query vectors): say so."""
+    return "; a list of hit lists? return one query's hits" if type(obj) is list else ""
+
+
 def _is_id(value: object) -> bool:
     try:
         return as_id(value) is not None
@@ -265,11 +290,23 @@ def _unwrap(raw: object) -> Iterable[object]:
             "hits; wrap a single id in a list"
         )
     if isinstance(raw, Mapping):
+        if "ids" in raw and "documents" in raw:  # Chroma's query result: columns, per query
+            raise TypeError(
+                "the retriever returned a Chroma query result (a dict of 'ids', 'documents', "
+                "...: one list per query), not a list of hits; return "
+                "[{'id': i, 'text': t} for i, t in zip(out['ids'][0], out['documents'][0])]"
+            )
         if "documents" in raw:
             return _unwrap(raw["documents"])
         values = list(raw.values())
         if len(values) == 1 and isinstance(values[0], Mapping) and "documents" in values[0]:
             return _unwrap(values[0]["documents"])  # a Haystack pipeline's {"component": {...}}
+        if values and all(not isinstance(v, bool) and isinstance(v, numbers.Real) for v in values):
+            raise TypeError(
+                f"the retriever returned a dict of id -> score ({_snippet(raw)}), not a list "
+                "of hits in rank order; return the pairs ranked, e.g. "
+                "sorted(scores.items(), key=lambda pair: pair[1], reverse=True)"
+            )
         raise TypeError(
             f"the retriever returned a dict with keys {_snippet(list(raw))}, not a list of hits; "
             'a dict is accepted as {"documents": [...]} (Haystack) and, from a RAG pipeline, '
@@ -297,6 +334,13 @@ def _unwrap(raw: object) -> Iterable[object]:
             f"the retriever returned one {_type_name(raw)} ({_snippet(raw)}), not a list of "
             "hits; wrap a single document in a list: [document]"
         )
+    if hasattr(raw, "columns") and not isinstance(raw, Sequence | Iterator):
+        # a data frame iterates over its column names: they would be read as ids, scoring 0
+        raise TypeError(
+            f"the retriever returned a {_type_name(raw)}, which iterates over its column "
+            "names, not its rows; return the rows as dicts (pandas: df.to_dict('records'), "
+            "polars: df.to_dicts()) with an 'id' column, in rank order"
+        )
     if isinstance(raw, Hit) or not isinstance(raw, Iterable):  # a Hit is a tuple of fields
         raise TypeError(
             f"the retriever returned {_type_name(raw)} {_snippet(raw)}, which is not a list of "
@@ -321,6 +365,10 @@ def normalize_hits(raw: object, *, id_key: str | None = None) -> tuple[list[Hit]
                 hits.append(to_hit(item, id_key=id_key))
             except (TypeError, IdError) as exc:
                 raise TypeError(f"hit #{position}: {exc}") from None
+            except Exception as exc:  # the object's own code raised (a property, __getattr__)
+                raise TypeError(
+                    f"hit #{position}: reading {_type_name(item)} raised {_exc_text(exc)}"
+                ) from exc
     if len({hit.id for hit in hits}) == len(hits):
         return hits, 0
     first: dict[str, Hit] = {}

@@ -23,13 +23,16 @@ class IdError(ValueError):
 def as_id(value: object) -> str | None:
     """``value`` as an id string, or ``None`` when it cannot be one.
 
-    A non-empty ``str`` is kept as is; an integer (Python, JSON or numpy, never a ``bool``)
-    becomes its decimal string and a ``UUID`` its canonical form. Anything else, the empty
-    string included, is ``None``. An integer with more digits than Python converts to text
-    raises :class:`IdError` (no message here may print the number itself: that fails too).
+    A non-empty ``str`` is kept (a subclass, such as numpy's ``str_``, as a plain ``str``); an
+    integer (Python, JSON or numpy, never a ``bool``) becomes its decimal string and a ``UUID``
+    its canonical form. Anything else, the empty string included, is ``None``. An integer with
+    more digits than Python converts to text raises :class:`IdError` (no message here may print
+    the number itself: that fails too).
     """
-    if isinstance(value, str):
+    if type(value) is str:
         return value if value else None
+    if isinstance(value, str):  # numpy's str_: its repr in messages, and a subclass's own
+        return str.__str__(value) if value else None  # __eq__/__hash__ in matching, left out
     if isinstance(value, bool):
         return None
     if isinstance(value, numbers.Integral):

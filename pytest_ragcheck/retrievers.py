@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import traceback
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -158,6 +159,21 @@ def _bound_framework_method(obj: object, depth: int | None) -> Target | None:
     return _framework_method(owner, only=name) if name in _METHOD_NAMES else None
 
 
+def _probe_error(obj: object, exc: Exception, what: str) -> RetrieverError:
+    """The user's object raised while it was inspected (a property of a client that is not
+    connected, a ``__getattr__`` that raises): say so, and where, in one message."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    try:
+        message = " ".join(str(exc).split())
+    except Exception:  # a broken __str__
+        message = ""
+    return RetrieverError(
+        f"cannot use {readable(type(obj).__qualname__)} {what}: reading its attributes raised "
+        f"{type(exc).__name__}{': ' + message if message else ''}{where}"
+    )
+
+
 def resolve_retriever(obj: object, *, depth: int | None = None) -> ResolvedRetriever:
     """Work out how to call ``obj``; raises :class:`RetrieverError` when it is not usable.
 
@@ -166,6 +182,15 @@ def resolve_retriever(obj: object, *, depth: int | None = None) -> ResolvedRetri
     ``k``/``top_k`` parameter of the chosen callable receives the depth. ``depth`` is needed
     here only for containers that build their retriever (a LlamaIndex index).
     """
+    try:
+        return _resolve(obj, depth)
+    except RetrieverError:
+        raise
+    except Exception as exc:
+        raise _probe_error(obj, exc, "as a retriever") from exc
+
+
+def _resolve(obj: object, depth: int | None) -> ResolvedRetriever:
     if isinstance(obj, ResolvedRetriever):
         return obj
     if obj is None:
@@ -228,6 +253,15 @@ def resolve_batch_retriever(obj: object, *, depth: int | None = None) -> Resolve
     is passed (``retriever.abatch``, to use the async one). Anything else callable is called
     with the list itself.
     """
+    try:
+        return _resolve_batch(obj, depth)
+    except RetrieverError:
+        raise
+    except Exception as exc:
+        raise _probe_error(obj, exc, "as a batch retriever") from exc
+
+
+def _resolve_batch(obj: object, depth: int | None) -> ResolvedRetriever:
     if obj is None or isinstance(obj, type):
         resolve_retriever(obj)  # the same message as without batches
     owner = getattr(obj, "__self__", None)

@@ -21,14 +21,21 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from pytest_ragcheck import retrievers
-from pytest_ragcheck.aio import await_value, read_async, run_blocking, run_bounded
+from pytest_ragcheck.aio import (
+    LazyTimeout,
+    await_value,
+    read_async,
+    read_lazy,
+    run_blocking,
+    run_bounded,
+)
 from pytest_ragcheck.answers.output import Answer, split_output
 from pytest_ragcheck.collector import settling
 from pytest_ragcheck.concurrency import (
     AUTO,
     PROBE_CALLS,
-    Concurrency,
     ConcurrencyChoice,
+    RunOptions,
     choose,
     cpu_available,
 )
@@ -53,37 +60,10 @@ __all__ = [
 
 _TRACEBACK_FRAMES = 12
 _ERROR_WIDTH = 300
-#: Frames of these files sit in front of the user's code in a retriever's traceback.
-_OWN_FILES = frozenset({__file__, retrievers.__file__})
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunOptions:
-    """How every case is run, checked once and handed down whole to each call.
-
-    ``k`` is the depth asked of the retriever: passed to retrievers that accept ``k``/``top_k``
-    (never when ``None``); hits are not cut at ``k``. ``concurrency`` is a number of workers or
-    ``"auto"``. ``timeout`` is per case, in seconds (``None``: no limit). ``id_key`` is the
-    metadata key that holds a hit's id.
-    """
-
-    k: int | None
-    concurrency: Concurrency
-    timeout: float | None
-    id_key: str | None = None
-
-    def __post_init__(self) -> None:
-        concurrency = self.concurrency
-        if concurrency != AUTO and (
-            isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
-        ):
-            raise ValueError(f"concurrency must be an integer >= 1 or 'auto', got {concurrency!r}")
-        timeout = self.timeout
-        if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:
-            raise ValueError(
-                f"timeout must be a positive number of seconds up to {MAX_TIMEOUT:.0f} or None "
-                f"(no limit), got {timeout!r}"
-            )
+#: Files whose frames sit in front of the user's code in a traceback (the hit readers too).
+_OWN_FILES = frozenset(
+    {__file__, retrievers.__file__, inspect.getfile(normalize_hits), inspect.getfile(split_output)}
+)
 
 
 class RetrievalOutcome(NamedTuple):
@@ -135,7 +115,10 @@ def _error_line(exc: BaseException) -> str:
     cls = type(exc)
     builtin = cls.__module__ in ("builtins", "__main__")
     name = cls.__qualname__ if builtin else f"{cls.__module__}.{cls.__qualname__}"
-    message = " ".join(str(exc).split())
+    try:
+        message = " ".join(str(exc).split())
+    except Exception:  # a broken __str__: as Python's own traceback says it
+        message = "<exception str() failed>"
     if len(message) > _ERROR_WIDTH:
         message = message[: _ERROR_WIDTH - 3] + "..."
     return f"{name}: {message}" if message else name
@@ -146,7 +129,10 @@ def _user_traceback(exc: BaseException) -> str:
     tb = exc.__traceback__
     while tb is not None and tb.tb_frame.f_code.co_filename in _OWN_FILES:
         tb = tb.tb_next
-    lines = traceback.format_exception(type(exc), exc, tb, limit=-_TRACEBACK_FRAMES)
+    try:
+        lines = traceback.format_exception(type(exc), exc, tb, limit=-_TRACEBACK_FRAMES)
+    except Exception:  # an exception whose own attributes raise (``__notes__``): its line
+        return _error_line(exc)  # will do; raising here would end a worker thread, a hang
     return "".join(lines).rstrip()
 
 
@@ -173,8 +159,11 @@ def _finish(
     try:
         answer, raw = (None, raw) if type(raw) is list else split_output(raw)
         hits, duplicates = normalize_hits(raw, id_key=id_key)
-    except TypeError as exc:
-        return RetrievalOutcome([], latency_ms=latency_ms, error=f"TypeError: {exc}", cpu_ms=cpu_ms)
+    except TypeError as exc:  # its ``__cause__``: a hit whose own code raised, where it did
+        tb = None if exc.__cause__ is None else _user_traceback(exc.__cause__)
+        return _outcome(([], 0, latency_ms, f"TypeError: {exc}", tb, False, cpu_ms, None))
+    except Exception as exc:  # the user's object raised while it was read (a property, a mapping)
+        return _failed(exc, latency_ms)
     return _outcome((hits, duplicates, latency_ms, None, None, False, cpu_ms, answer))
 
 
@@ -199,8 +188,12 @@ def _call_sync(
             awaitable = raw if inspect.isawaitable(raw) else read_async(raw)
             raw = run_blocking(functools.partial(await_value, awaitable))
         elif isinstance(raw, Iterator):
-            raw = list(raw)
-    except Exception as exc:
+            raw = read_lazy(raw, start, options.timeout)
+    except LazyTimeout:  # the worker got there before the watching thread: the same outcome
+        return _timed_out(options.timeout or 0.0)
+    except BaseException as exc:  # SystemExit, pytest.skip() too, as on a worker; not Ctrl-C
+        if isinstance(exc, KeyboardInterrupt):
+            raise
         return _failed(exc, _ms(start))
     latency_ms = _ms(start)
     cpu_ms = (time.process_time() - cpu_start) * 1000.0 if cpu else None
@@ -210,8 +203,8 @@ def _call_sync(
 def _call_on_worker(
     resolved: ResolvedRetriever, options: RunOptions, cpu: bool, query: str
 ) -> RetrievalOutcome:
-    """:func:`_call_sync` where nothing may escape: on a worker thread, ``SystemExit`` or a
-    pytest outcome raised by the retriever is still only that case's error."""
+    """:func:`_call_sync` where nothing may escape: on a worker thread, even a
+    ``KeyboardInterrupt`` raised by the retriever itself is only that case's error."""
     try:
         return _call_sync(resolved, options, query, cpu)
     except BaseException as exc:
@@ -229,13 +222,18 @@ async def _call_async(
             raw = resolved.call(query, options.k)
             if inspect.isawaitable(raw):
                 raw = await raw
-            raw = await read_async(raw)
+            raw = await read_async(raw, start, options.timeout)
     except TimeoutError as exc:
-        if options.timeout is not None and scope.expired():
+        late = options.timeout is not None and time.perf_counter() - start > options.timeout
+        if options.timeout is not None and (scope.expired() or late):  # late: lazy hits' read
             return _timed_out(options.timeout)
         return _failed(exc, _ms(start))  # the retriever's own TimeoutError
-    except Exception as exc:
+    except BaseException as exc:  # SystemExit, pytest.skip() too, as for sync ones
+        if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
+            raise
         return _failed(exc, _ms(start))
+    if options.timeout is not None and scope.expired():  # it swallowed the cancellation
+        return _timed_out(options.timeout)
     return _finish(raw, _ms(start), options.id_key, (time.process_time() - cpu_start) * 1000.0)
 
 

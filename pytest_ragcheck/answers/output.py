@@ -46,9 +46,12 @@ def _answer_text(value: object, key: str) -> str | None:
     # a chat message (LangChain's AIMessage, Haystack's ChatMessage) holds the text
     attr = next((a for a in ("content", "text") if isinstance(getattr(value, a, None), str)), None)
     how = f"return its .{attr}" if attr else "return the generated text itself"
+    try:
+        shown = repr(str(value)[:60])
+    except Exception:  # a broken __str__ must not hide what is wrong
+        shown = f"<{type(value).__name__} object>"
     raise TypeError(
-        f"the pipeline's answer ({key!r}) must be a str, got {type(value).__name__}: "
-        f"{str(value)[:60]!r}; {how}"
+        f"the pipeline's answer ({key!r}) must be a str, got {type(value).__name__}: {shown}; {how}"
     )
 
 
@@ -59,6 +62,12 @@ def _contexts(value: object, key: str) -> object:
         raise TypeError(
             f"the pipeline's contexts ({key!r}) are None; return a list of hits "
             "(an empty list when nothing was retrieved)"
+        )
+    if isinstance(value, Mapping) and "documents" not in value:  # {"documents": [...]} is hits
+        raise TypeError(
+            f"the pipeline's contexts ({key!r}) must be a list of hits, got a dict with keys "
+            f"{list(value)[:5]!r}; return the hits in rank order (a dict of id -> score: "
+            "sorted(scores.items(), key=lambda pair: pair[1], reverse=True))"
         )
     if isinstance(value, str | bytes | bytearray):
         raise TypeError(
@@ -86,6 +95,12 @@ def split_output(raw: object) -> tuple[Answer | None, object]:
             others = tuple(str(key) for key in raw if key != answer_key)
             return Answer(text, has_contexts=False, other_keys=others), []
         return Answer(text, has_contexts=True), _contexts(raw[context_key], context_key)
+    if type(raw) is tuple and len(raw) == 2 and _answer_and_hits(*raw):
+        raise TypeError(
+            "the pipeline returned a tuple (answer, contexts); return a dict instead: "
+            "{'answer': answer, 'contexts': contexts} (read as hits, the answer would be a "
+            "document id)"
+        )
     if hasattr(raw, "response_gen") and hasattr(raw, "source_nodes"):
         raise TypeError(
             f"the pipeline returned a streaming response ({type(raw).__name__}), whose answer "
@@ -104,6 +119,13 @@ def split_output(raw: object) -> tuple[Answer | None, object]:
             f"return a dict instead: {{'{answer}': out.{answer}, '{contexts}': out.{contexts}}}"
         )
     return None, raw
+
+
+def _answer_and_hits(first: object, second: object) -> bool:
+    """``(str, list)`` that is not a hit followed by an ``[id, score]`` pair."""
+    if not isinstance(first, str) or not isinstance(second, list):
+        return False
+    return not (len(second) == 2 and isinstance(second[1], int | float))
 
 
 def _haystack_answers(raw: Mapping[str, object]) -> None:
