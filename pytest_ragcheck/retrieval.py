@@ -270,6 +270,17 @@ def retrieval_info(
     repeated = _repeated_ids(run.outcomes, specs)
     if repeated is not None:
         notes.append(repeated)
+    ranked = any(
+        s.kind == "rank" or (s.kind == "judge" and "texts" in s.metric.needs) for s in specs
+    )
+    if most == 0 and ranked:  # an index never loaded: every metric 0, and a baseline of zeros
+        ran = sum(1 for o in run.outcomes if o.ok)
+        problems.append(
+            f"The retriever returned no hits for any of the {ran} case(s) it ran on, so every "
+            "metric that reads hits is 0. Is the index loaded (documents added before the "
+            "test)? Finding nothing for some queries is fine; for every query it is a broken "
+            "retriever, not a score."
+        )
     # Only the rank metrics read ids: judge and answer metrics read texts and the answer.
     ids = _id_check(cases, run.outcomes) if any(s.kind == "rank" for s in specs) else None
     if ids is not None and ids["unmatched"] == ids["checked"]:
