@@ -180,6 +180,9 @@ def _worst_lines(result: Result, name: str, *, below: float | None) -> list[str]
 #: Distinct retriever errors listed, and cases named per error.
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _ERROR_KINDS = 5
+#: Errors of objects bound to the thread that made them (sqlite3: "SQLite objects created in
+#: a thread can only be used in that same thread"): the default timeout runs calls on threads.
+_THREAD_BOUND = re.compile(r"same thread|another thread|different thread|not thread.?safe", re.I)
 _CASES_PER_ERROR = 5
 
 
@@ -209,6 +212,12 @@ def _retriever_errors(errors: Sequence[CaseResult], evaluated: int) -> str:
         lines.append(f"    {shown}{more}")
     if len(groups) > _ERROR_KINDS:
         lines.append(f"  … and {len(groups) - _ERROR_KINDS} more distinct errors")
+    if any(_THREAD_BOUND.search(error) for error in groups):
+        lines.append(
+            "  hint: the retriever seems bound to the thread that created it (e.g. a sqlite3 "
+            "connection); with a timeout its calls run on worker threads: pass "
+            "concurrency=1, timeout=None to call it in the test's own thread"
+        )
     return "\n".join(lines)
 
 
