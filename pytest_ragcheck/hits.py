@@ -13,12 +13,7 @@ from typing import Any, NamedTuple
 
 from pytest_ragcheck.ids import IdError, as_id
 
-__all__ = [
-    "ACCEPTED_HIT_SHAPES",
-    "Hit",
-    "normalize_hits",
-    "to_hit",
-]
+__all__ = ["ACCEPTED_HIT_SHAPES", "Hit", "normalize_hits", "to_hit"]
 
 ACCEPTED_HIT_SHAPES = (
     "a str id; an (id, score) tuple; a dict with 'id'/'doc_id'/'_id' (optional "
@@ -91,11 +86,17 @@ def _shape_error(obj: object, reason: str = "") -> TypeError:
     )
 
 
+def _is_score(value: object) -> bool:
+    """A real number or a ``Decimal`` (SQL drivers' ``NUMERIC``), never a bool or complex."""
+    real = isinstance(value, numbers.Real) or not isinstance(value, numbers.Complex)
+    return real and isinstance(value, numbers.Number) and not isinstance(value, bool)
+
+
 def _as_score(value: object, owner: object) -> float | None:
     if value is None:
         return None
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        return float(value)
+    if _is_score(value):
+        return float(value)  # type: ignore[arg-type]
     raise _shape_error(owner, f"score must be a number, got {type(value).__name__}")
 
 
@@ -240,7 +241,7 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
                 obj, f"a hit sequence must be (id, score), got length {len(obj)}{_nested(obj)}"
             )
         first, score = obj
-        if isinstance(score, str) or (score is not None and not isinstance(score, numbers.Real)):
+        if score is not None and not _is_score(score):
             raise _shape_error(
                 obj, f"the second item must be a score, got {type(score).__name__}{_nested(obj)}"
             )
@@ -301,7 +302,7 @@ def _unwrap(raw: object) -> Iterable[object]:
         values = list(raw.values())
         if len(values) == 1 and isinstance(values[0], Mapping) and "documents" in values[0]:
             return _unwrap(values[0]["documents"])  # a Haystack pipeline's {"component": {...}}
-        if values and all(not isinstance(v, bool) and isinstance(v, numbers.Real) for v in values):
+        if values and all(map(_is_score, values)):
             raise TypeError(
                 f"the retriever returned a dict of id -> score ({_snippet(raw)}), not a list "
                 "of hits in rank order; return the pairs ranked, e.g. "
@@ -318,12 +319,7 @@ def _unwrap(raw: object) -> Iterable[object]:
             f"the retriever returned a {_type_name(raw)}, which has no order; hits must be "
             "ordered: return a list in rank order (e.g. sorted by score)"
         )
-    if (
-        isinstance(raw, tuple)
-        and len(raw) == 2
-        and isinstance(raw[1], numbers.Real)
-        and _is_id(raw[0])
-    ):
+    if isinstance(raw, tuple) and len(raw) == 2 and _is_score(raw[1]) and _is_id(raw[0]):
         raise TypeError(
             f"the retriever returned one (id, score) pair {_snippet(raw)}; return a list of "
             "hits instead"
