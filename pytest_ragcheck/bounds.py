@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pytest_ragcheck.errors import ConfigError
 from pytest_ragcheck.names import MetricSpec, parse_metric
 from pytest_ragcheck.registry import METRICS
-from pytest_ragcheck.validate import number
+from pytest_ragcheck.validate import mapping, number
 
 __all__ = ["Threshold", "layer_thresholds"]
 
@@ -80,14 +80,7 @@ def layer_thresholds(
     for key, value in kw.items():
         if key.startswith(("min_", "max_")) and key not in keywords:
             add(key, _threshold_keyword(key, value, k))
-    raw_thresholds = kw.get("thresholds")
-    if raw_thresholds is None:
-        raw_thresholds = {}
-    elif not isinstance(raw_thresholds, Mapping):  # thresholds=0 would be ignored unsaid
-        raise ConfigError(
-            f"thresholds must be a dict of metric name -> bound, got {raw_thresholds!r}"
-        )
-    for name, value in raw_thresholds.items():
+    for name, value in mapping("thresholds", kw.get("thresholds"), "metric name -> bound").items():
         try:
             spec = parse_metric(name, k)
         except ConfigError as exc:

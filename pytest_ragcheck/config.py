@@ -22,6 +22,7 @@ from pytest_ragcheck.validate import (
     choice,
     concurrency_value,
     integer,
+    mapping,
     number,
     str_list,
     timeout_seconds,
@@ -252,14 +253,12 @@ def build_settings(
             specs.append(t.spec)
 
     tolerance = number("tolerance", kw.get("tolerance", defaults.tolerance), lo=0.0)
-    tolerances_raw = kw.get("tolerances")
-    if tolerances_raw is None:
-        tolerances_raw = {}
-    elif not isinstance(tolerances_raw, Mapping):  # tolerances=0 would be ignored unsaid
-        raise ConfigError(
-            f"tolerances must be a dict of metric name -> allowed drop, got {tolerances_raw!r}"
-            " (for one tolerance for every metric, use tolerance=)"
-        )
+    tolerances_raw = mapping(
+        "tolerances",
+        kw.get("tolerances"),
+        "metric name -> allowed drop",
+        hint=" (for one tolerance for every metric, use tolerance=)",
+    )
     tolerances = {
         _tolerance_name(n, k): number(f"tolerances[{n!r}]", v, lo=0.0)
         for n, v in tolerances_raw.items()

@@ -7,13 +7,22 @@ value names the keyword, what it must be and what it got.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pytest_ragcheck.concurrency import AUTO, Concurrency
 from pytest_ragcheck.errors import ConfigError, did_you_mean
 from pytest_ragcheck.threads import MAX_TIMEOUT
 
-__all__ = ["choice", "concurrency_value", "integer", "number", "str_list", "timeout_seconds"]
+__all__ = [
+    "choice",
+    "concurrency_value",
+    "integer",
+    "mapping",
+    "number",
+    "str_list",
+    "timeout_seconds",
+]
 
 
 def number(name: str, value: object, *, lo: float | None = None, hi: float | None = None) -> float:
@@ -84,3 +93,13 @@ def str_list(name: str, value: object) -> tuple[str, ...]:
     ):
         raise ConfigError(f"{name} must be a string or a list of strings, got {value!r}")
     return tuple(value)
+
+
+def mapping(name: str, value: object, what: str, *, hint: str = "") -> Mapping[Any, Any]:
+    """A dict keyword (``None`` is an empty one); anything else, falsy ``0`` or ``[]`` too, is
+    an error: ``or {}`` would have ignored it unsaid. ``what``: e.g. "metric name -> bound"."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{name} must be a dict of {what}, got {value!r}{hint}")
+    return value
