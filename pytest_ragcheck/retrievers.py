@@ -174,6 +174,21 @@ def _probe_error(obj: object, exc: Exception, what: str) -> RetrieverError:
     )
 
 
+def _probed(
+    resolve: Callable[[object, int | None], ResolvedRetriever],
+    obj: object,
+    depth: int | None,
+    what: str,
+) -> ResolvedRetriever:
+    """``resolve(obj, depth)``, the user's object raising while inspected made one message."""
+    try:
+        return resolve(obj, depth)
+    except RetrieverError:
+        raise
+    except Exception as exc:
+        raise _probe_error(obj, exc, what) from exc
+
+
 def resolve_retriever(obj: object, *, depth: int | None = None) -> ResolvedRetriever:
     """Work out how to call ``obj``; raises :class:`RetrieverError` when it is not usable.
 
@@ -182,12 +197,7 @@ def resolve_retriever(obj: object, *, depth: int | None = None) -> ResolvedRetri
     ``k``/``top_k`` parameter of the chosen callable receives the depth. ``depth`` is needed
     here only for containers that build their retriever (a LlamaIndex index).
     """
-    try:
-        return _resolve(obj, depth)
-    except RetrieverError:
-        raise
-    except Exception as exc:
-        raise _probe_error(obj, exc, "as a retriever") from exc
+    return _probed(_resolve, obj, depth, "as a retriever")
 
 
 def _resolve(obj: object, depth: int | None) -> ResolvedRetriever:
@@ -253,12 +263,7 @@ def resolve_batch_retriever(obj: object, *, depth: int | None = None) -> Resolve
     is passed (``retriever.abatch``, to use the async one). Anything else callable is called
     with the list itself.
     """
-    try:
-        return _resolve_batch(obj, depth)
-    except RetrieverError:
-        raise
-    except Exception as exc:
-        raise _probe_error(obj, exc, "as a batch retriever") from exc
+    return _probed(_resolve_batch, obj, depth, "as a batch retriever")
 
 
 def _resolve_batch(obj: object, depth: int | None) -> ResolvedRetriever:
