@@ -97,7 +97,11 @@ def _evaluate(
         scored = score_cases(to_run, run.outcomes, facts, settings)
         by_id = dict(zip([c.id for c in to_run], scored.results, strict=True))
     # a timed-out call counts at its timeout: a lower bound, but a ceiling must see it
-    late = [o.latency_ms for o in run.outcomes if o.timed_out and o.latency_ms is not None]
+    late = (
+        [o.latency_ms for o in run.outcomes if o.timed_out and o.latency_ms is not None]
+        if retrieval["timed_out"]
+        else []
+    )
     del run  # the hits live on in the case results
 
     answers.score_lexical(to_run, by_id, settings.metrics, zero_errors=settings.on_error == "zero")

@@ -98,3 +98,17 @@ def test_every_call_timed_out_has_no_latency() -> None:
     finally:
         release.set()
     assert "latency_max_ms" not in result.metrics  # no call succeeded: no latency at all
+
+
+def test_the_note_comes_with_a_latency_bound_alone(suite):
+    """Latency is reported with every run: the note does not wait for latency metrics to be
+    named in ``metrics=`` (a ``max_latency_…`` bound adds none there)."""
+    suite.make(
+        TEST.format(extra="")
+        .replace('metrics=["mrr", "latency_max_ms", "latency_p50_ms"]', 'metrics=["mrr"]')
+        .replace('on_error="zero",', 'on_error="zero", max_latency_p95_ms=60000,')
+    )
+    result = suite.run("-s")
+    result.assert_outcomes(passed=1)
+    text = " ".join(suite.text(result).split())
+    assert "1 call(s) timed out: the latency metrics count each at its timeout" in text
