@@ -18,6 +18,8 @@ __all__ = [
     "RagcheckError",
     "RetrieverError",
     "did_you_mean",
+    "exception_line",
+    "exception_message",
 ]
 
 
@@ -49,3 +51,18 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     """Return ``" (did you mean 'x'?)"`` for the closest candidate, or ``""``."""
     close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def exception_message(exc: BaseException, *, broken: str = "") -> str:
+    """``str(exc)`` on one line; ``broken`` when the user's exception class cannot say it
+    (its ``__str__`` raises), so that reporting an error never raises one of its own."""
+    try:
+        return " ".join(str(exc).split())
+    except Exception:
+        return broken
+
+
+def exception_line(exc: BaseException) -> str:
+    """``Name: message``, or ``Name`` alone when there is no message to show."""
+    message = exception_message(exc)
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__

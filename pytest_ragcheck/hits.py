@@ -11,6 +11,7 @@ import numbers
 from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, Sequence, Set
 from typing import Any, NamedTuple
 
+from pytest_ragcheck.errors import exception_line
 from pytest_ragcheck.ids import IdError, as_id
 
 __all__ = ["ACCEPTED_HIT_SHAPES", "Hit", "normalize_hits", "to_hit"]
@@ -62,13 +63,6 @@ def _snippet(obj: object, limit: int = 80) -> str:
     except Exception:  # a broken __repr__ must not hide the real problem
         text = f"<{type(obj).__name__} object>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _exc_text(exc: BaseException) -> str:
-    try:
-        return f"{type(exc).__name__}: {exc}"
-    except Exception:  # a broken __str__
-        return type(exc).__name__
 
 
 def _type_name(obj: object) -> str:
@@ -363,7 +357,7 @@ def normalize_hits(raw: object, *, id_key: str | None = None) -> tuple[list[Hit]
                 raise TypeError(f"hit #{position}: {exc}") from None
             except Exception as exc:  # the object's own code raised (a property, __getattr__)
                 raise TypeError(
-                    f"hit #{position}: reading {_type_name(item)} raised {_exc_text(exc)}"
+                    f"hit #{position}: reading {_type_name(item)} raised {exception_line(exc)}"
                 ) from exc
     if len({hit.id for hit in hits}) == len(hits):
         return hits, 0

@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from pytest_ragcheck.errors import RetrieverError
+from pytest_ragcheck.errors import RetrieverError, exception_line
 from pytest_ragcheck.frameworks import (
     Target,
     container_target,
@@ -164,13 +164,9 @@ def _probe_error(obj: object, exc: Exception, what: str) -> RetrieverError:
     connected, a ``__getattr__`` that raises): say so, and where, in one message."""
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-    try:
-        message = " ".join(str(exc).split())
-    except Exception:  # a broken __str__
-        message = ""
     return RetrieverError(
         f"cannot use {readable(type(obj).__qualname__)} {what}: reading its attributes raised "
-        f"{type(exc).__name__}{': ' + message if message else ''}{where}"
+        f"{exception_line(exc)}{where}"
     )
 
 

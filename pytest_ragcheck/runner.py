@@ -39,6 +39,7 @@ from pytest_ragcheck.concurrency import (
     choose,
     cpu_available,
 )
+from pytest_ragcheck.errors import exception_message
 from pytest_ragcheck.hits import Hit, normalize_hits
 from pytest_ragcheck.retrievers import ACCEPTED_RETRIEVERS, ResolvedRetriever, resolve_retriever
 from pytest_ragcheck.threads import MAX_TIMEOUT, Progress, run_on_threads
@@ -115,10 +116,8 @@ def _error_line(exc: BaseException) -> str:
     cls = type(exc)
     builtin = cls.__module__ in ("builtins", "__main__")
     name = cls.__qualname__ if builtin else f"{cls.__module__}.{cls.__qualname__}"
-    try:
-        message = " ".join(str(exc).split())
-    except Exception:  # a broken __str__: as Python's own traceback says it
-        message = "<exception str() failed>"
+    # a broken __str__ reads as Python's own traceback says it
+    message = exception_message(exc, broken="<exception str() failed>")
     if len(message) > _ERROR_WIDTH:
         message = message[: _ERROR_WIDTH - 3] + "..."
     return f"{name}: {message}" if message else name
