@@ -30,9 +30,6 @@ from pytest_ragcheck.options import OPTION_SPECS, RagcheckOptions, is_worker, pa
 if TYPE_CHECKING:
     from collections.abc import Generator
 
-#: Set on a test whose own ``@ragcheck`` marker was never acted on: it passed without a call.
-_UNCHECKED = pytest.StashKey[bool]()
-
 
 class RagcheckWarning(pytest.PytestWarning):
     """A ragcheck test that checked nothing; filter it as ``pytest_ragcheck.RagcheckWarning``."""
@@ -167,8 +164,6 @@ def pytest_runtest_makereport(
         report.ragcheck = records  # type: ignore[attr-defined]
     if comparisons:
         report.ragcheck_compare = comparisons  # type: ignore[attr-defined]
-    if report.when == "call" and _checked_nothing(item, report):
-        item.stash[_UNCHECKED] = True  # warned about once the test is torn down
     if _keeps_baselines(item, report):
         # syrupy deletes, under --snapshot-update, the snapshots no assertion touched: a test
         # that crashed, or passed without a ragcheck call (an early return), still exists, so
@@ -180,12 +175,12 @@ def pytest_runtest_makereport(
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
-    """Warn once the test's fixtures are torn down: made an error (``-W error``), the warning
-    then fails the test at teardown without cutting a fixture's teardown short."""
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """Warn as the test's call phase ends: made an error (``filterwarnings = error``), the
+    warning then fails the test in its call phase, with its message, like one the test raised."""
     __tracebackhide__ = True
-    result = yield
-    if item.stash.get(_UNCHECKED, False):
+    result = yield  # raises when the test failed, skipped or xfailed: nothing to warn about
+    if _checked_nothing(item):
         item.warn(
             RagcheckWarning(
                 f"{item.name} is marked @ragcheck(...) but never called ragcheck(...): "
@@ -196,14 +191,15 @@ def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
     return result
 
 
-def _checked_nothing(item: pytest.Item, report: pytest.TestReport) -> bool:
-    """A passing test whose own marker (not a module's or class's) its fixture never acted on.
+def _checked_nothing(item: pytest.Item) -> bool:
+    """A test that returned, with its own marker (not a module's or class's) that its fixture
+    never acted on.
 
     Markers on a module or a class may cover helper tests that have nothing to evaluate; one
-    on the test itself says it is a gate. A skipped, failed, xfailed or xpassed test is not
-    reported: its outcome already says more.
+    on the test itself says it is a gate. A test marked ``xfail`` is not reported: its outcome
+    (xfailed or xpassed) already says more.
     """
-    if not report.passed or hasattr(report, "wasxfail") or item.stash.get(USED, False):
+    if item.stash.get(USED, False) or item.get_closest_marker("xfail") is not None:
         return False
     return any(mark.name == MARKER for mark in item.own_markers)
 
