@@ -28,6 +28,7 @@ from pytest_ragcheck.baseline_files import (
     safe_file_stem,
     snapshot_index,
 )
+from pytest_ragcheck.baseline_owners import claim
 from pytest_ragcheck.errors import BaselineError
 
 if TYPE_CHECKING:
@@ -50,9 +51,6 @@ __all__ = [
 _ASSERTION = pytest.StashKey[Any]()
 #: Number of baseline checks the running test has made so far.
 _CALLS = pytest.StashKey[int]()
-#: Baseline file -> the test that used it. Names are unique by construction; this guards
-#: against the one-in-2**48 clash of two cut (over-long) names.
-_OWNERS = pytest.StashKey[dict[str, str]]()
 #: Upper bound on stored baselines one test may own (loop guard for ``keep_baselines``).
 _MAX_PER_TEST = 100
 
@@ -90,7 +88,7 @@ def check_baseline(
             verdict=verdict,
             update=bool(assertion.update_snapshots),
             update_new_only=bool(assertion.update_new_snapshots_only),
-            shared_with=_claim(config, location, item.nodeid),
+            shared_with=claim(config, location, item.nodeid),
             nodeid=item.nodeid,
         )
         if decision.to_assert is not None:
@@ -210,11 +208,3 @@ def _assert(assertion: Any, index: str, data: object) -> Exception | None:
     last = assertion.executions.get(assertion.num_executions - 1)
     exception = getattr(last, "exception", None)
     return exception if isinstance(exception, Exception) else None
-
-
-def _claim(config: pytest.Config, location: str, nodeid: str) -> str | None:
-    """The other test already using ``location`` in this process, if any: names that differ
-    only in case count as one (one file on macOS and Windows, and in a git checkout there)."""
-    owners = config.stash.setdefault(_OWNERS, {})
-    owner = owners.setdefault(location.casefold(), nodeid)
-    return None if owner == nodeid else owner

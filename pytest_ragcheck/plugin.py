@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_ragcheck.baseline_owners import BaselineOwners
 from pytest_ragcheck.config import build_settings
 from pytest_ragcheck.errors import ConfigError, RagcheckError
 from pytest_ragcheck.fixture import USED, RagcheckFixture
@@ -64,6 +65,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[OPTIONS] = _read_options(config)
     config.stash[SESSION_RECORDS] = []
     config.pluginmanager.register(_Collector(config), "ragcheck-collector")
+    config.pluginmanager.register(BaselineOwners(config), "ragcheck-baseline-owners")
     from pytest_ragcheck.prune import CacheUpkeep
 
     config.pluginmanager.register(
