@@ -201,9 +201,9 @@ def _checked_nothing(item: pytest.Item) -> bool:
     on the test itself says it is a gate. A test marked ``xfail`` is not reported: its outcome
     (xfailed or xpassed) already says more.
     """
-    if item.stash.get(USED, False) or item.get_closest_marker("xfail") is not None:
+    if not any(mark.name == MARKER for mark in item.own_markers):
         return False
-    return any(mark.name == MARKER for mark in item.own_markers)
+    return not item.stash.get(USED, False) and item.get_closest_marker("xfail") is None
 
 
 def _keeps_baselines(item: pytest.Item, report: pytest.TestReport) -> bool:
