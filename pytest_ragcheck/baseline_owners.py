@@ -57,6 +57,8 @@ def decide(config: pytest.Config, items: list[pytest.Item]) -> None:
     names are the ones its assertions use); nothing under ``--collect-only``, where no test
     checks a baseline.
     """
+    # syrupy's session, on the config from its own pytest_sessionstart (its fixture reads
+    # the same attribute): absent when syrupy is not loaded.
     if getattr(config, "_syrupy", None) is None or config.option.collectonly:
         return  # syrupy is off, or no test runs: no test stores a baseline
     stores = [item for item in items if _stores_baseline(item)]
