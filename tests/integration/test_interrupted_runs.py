@@ -1,0 +1,127 @@
+"""Runs that stop early or leave tests out: nothing a later run needs is deleted or lost.
+
+The verdict cache holds the entries of the full rankings; the retriever of the project no
+longer returns one chunk, so a complete run would prune exactly that entry. Every run here
+leaves tests out, so it must prune nothing. Runs replay offline (no server).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from harness import Suite
+from judge_fixtures import JUDGE_MODEL
+from judge_server import JudgeServer
+
+GOLDEN = [
+    {"id": "q1", "query": "what is alpha", "expected_ids": ["a"]},
+    {"id": "q2", "query": "what is beta", "expected_ids": ["c"]},
+]
+CHUNKS = {
+    "what is alpha": [
+        {"id": "a", "text": "alpha [g=2]"},
+        {"id": "x", "text": "noise [g=0]"},
+        {"id": "b", "text": "alpha letters [g=1]"},
+    ],
+    "what is beta": [{"id": "x", "text": "noise [g=0]"}, {"id": "c", "text": "beta [g=3]"}],
+}
+#: Without the chunk "alpha letters": a complete run would prune its verdict.
+NARROWER = {**CHUNKS, "what is alpha": CHUNKS["what is alpha"][:2]}
+
+SOURCE = """
+from pytest_ragcheck import ragcheck
+
+
+@ragcheck("golden.jsonl", k=3, metrics=["llm_relevancy"], baseline=False)
+def test_first(ragcheck, retriever):
+    ragcheck(retriever)
+"""
+
+OTHER = """
+import pytest
+{guard}
+from pytest_ragcheck import ragcheck
+
+
+@ragcheck("golden.jsonl", k=3, metrics=["llm_relevancy"], baseline=False)
+def test_other(ragcheck, retriever):
+    ragcheck(retriever)
+    {after}
+"""
+
+
+@pytest.fixture(scope="module")
+def verdicts(tmp_path_factory: pytest.TempPathFactory, judge_server_session: JudgeServer) -> Path:
+    """The 5 verdicts of the full rankings, recorded once through the library API."""
+    from pytest_ragcheck import evaluate
+
+    folder = tmp_path_factory.mktemp("verdicts") / "judge"
+    judge = {"model": JUDGE_MODEL, "api_base": judge_server_session.url, "cache_dir": folder}
+    result = evaluate(lambda q: CHUNKS[q], GOLDEN, k=3, metrics=["llm_relevancy"], judge=judge)
+    assert result.info["judge"]["calls"] == 5
+    return folder
+
+
+@pytest.fixture
+def recorded(suite: Suite, verdicts: Path, judge_server_session: JudgeServer) -> Path:
+    """A project whose cache holds the 5 verdicts; returns the cache folder."""
+    suite.make(SOURCE, cases=GOLDEN, rankings=NARROWER)
+    suite.ini(
+        ragcheck_judge_model=JUDGE_MODEL,
+        ragcheck_judge_api_base=judge_server_session.url,
+        ragcheck_judge_offline="true",
+    )
+    cache = suite.path / ".ragcheck" / "judge"
+    shutil.copytree(verdicts, cache)
+    return cache
+
+
+def _entries(cache: Path) -> list[str]:
+    return sorted(p.relative_to(cache).as_posix() for p in cache.glob("*/*/*.json"))
+
+
+def _prunes_nothing(result: pytest.RunResult, cache: Path, before: list[str], reason: str) -> None:
+    text = Suite.text(result)
+    assert "1 entry not used by this run" in text  # a complete run would delete it
+    assert "--ragcheck-judge-prune: nothing deleted:" in text
+    assert reason in text
+    assert _entries(cache) == before
+
+
+def test_a_module_skipped_at_collection_prunes_nothing(suite: Suite, recorded: Path) -> None:
+    """``pytest.importorskip`` skips a whole module here; on a machine with the module its
+    tests run and need their verdicts."""
+    before = _entries(recorded)
+    guard = 'pytest.importorskip("a_module_that_is_not_installed")'
+    suite.test(OTHER.format(guard=guard, after=""), name="test_other")
+    result = suite.run("--ragcheck-judge-prune")
+    result.assert_outcomes(passed=1, skipped=1)
+    _prunes_nothing(
+        result, recorded, before, "1 module(s) were skipped or failed at collection (test_other"
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("--ignore=test_other.py",), ("--ignore", "test_other.py"), ("--ignore-glob=*_other.py",)],
+)
+def test_tests_left_out_with_ignore_prune_nothing(
+    suite: Suite, recorded: Path, args: tuple[str, ...]
+) -> None:
+    before = _entries(recorded)
+    suite.test(OTHER.format(guard="", after=""), name="test_other")
+    result = suite.run("--ragcheck-judge-prune", *args)
+    result.assert_outcomes(passed=1)
+    _prunes_nothing(result, recorded, before, "tests were left out with --ignore")
+
+
+def test_pytest_exit_with_a_passing_status_prunes_nothing(suite: Suite, recorded: Path) -> None:
+    """``pytest.exit(returncode=0)`` ends the session early with exit status 0."""
+    before = _entries(recorded)
+    after = 'pytest.exit("enough for today", returncode=0)'
+    suite.test(OTHER.format(guard="", after=after), name="test_a_first")
+    result = suite.run("--ragcheck-judge-prune")
+    assert result.ret == 0
+    _prunes_nothing(result, recorded, before, "only 0 of the 2 selected tests ran to the end")
