@@ -125,3 +125,64 @@ def test_pytest_exit_with_a_passing_status_prunes_nothing(suite: Suite, recorded
     result = suite.run("--ragcheck-judge-prune")
     assert result.ret == 0
     _prunes_nothing(result, recorded, before, "only 0 of the 2 selected tests ran to the end")
+
+
+HISTORY_SOURCE = """
+import os
+
+from pytest_ragcheck import ragcheck
+
+
+@ragcheck("golden.jsonl", k=3, baseline=False, min_mrr=0.5)
+def test_a(ragcheck, retriever):
+    ragcheck(retriever)
+    if os.environ.get("RAGCHECK_TEST_STOP") == "fail":
+        assert False, "stop here"
+
+
+@ragcheck("golden.jsonl", k=3, baseline=False)
+def test_b(ragcheck, retriever):
+    if os.environ.get("RAGCHECK_TEST_STOP") == "ctrl-c":
+        raise KeyboardInterrupt  # what Ctrl-C raises in the main thread
+    ragcheck(retriever)
+"""
+
+
+def _history(path: Path) -> list[dict[str, object]]:
+    import json
+
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize(
+    ("stop", "args", "reason"),
+    [
+        ("fail", ("-x",), "the session stopped early (stopping after 1 failures)"),
+        ("ctrl-c", (), "the session was interrupted"),
+    ],
+)
+def test_history_lines_of_a_run_that_stopped_early_say_so(
+    suite: Suite, monkeypatch: pytest.MonkeyPatch, stop: str, args: tuple[str, ...], reason: str
+) -> None:
+    """Each line is one test's whole result; the lines of a run that left tests out carry
+    why, and the next run reads the file and appends as usual."""
+    suite.make(HISTORY_SOURCE, cases=GOLDEN, rankings={q: ["a", "c"] for q in CHUNKS})
+    history = suite.path / "history.jsonl"
+    complete = suite.run("--ragcheck-history=history.jsonl")
+    complete.assert_outcomes(passed=2)
+    monkeypatch.setenv("RAGCHECK_TEST_STOP", stop)
+    stopped = suite.run_subprocess("--ragcheck-history=history.jsonl", *args)
+    assert stopped.ret in (pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.INTERRUPTED)
+    assert "ragcheck history: 1 line(s) appended" in Suite.text(stopped)
+    monkeypatch.delenv("RAGCHECK_TEST_STOP")
+    again = suite.run("--ragcheck-history=history.jsonl")
+    again.assert_outcomes(passed=2)
+    lines = _history(history)
+    assert [(line["test"], line.get("incomplete")) for line in lines] == [
+        ("test_rag.py::test_a", None),
+        ("test_rag.py::test_b", None),
+        ("test_rag.py::test_a", reason),
+        ("test_rag.py::test_a", None),
+        ("test_rag.py::test_b", None),
+    ]
+    assert all("incomplete" not in line for n, line in enumerate(lines) if n != 2)
