@@ -90,13 +90,15 @@ def _prunes_nothing(result: pytest.RunResult, cache: Path, before: list[str], re
     assert _entries(cache) == before
 
 
-def test_a_module_skipped_at_collection_prunes_nothing(suite: Suite, recorded: Path) -> None:
+def test_a_module_skipped_at_collection_prunes_nothing(
+    suite: Suite, recorded: Path, run_mode: list[str]
+) -> None:
     """``pytest.importorskip`` skips a whole module here; on a machine with the module its
     tests run and need their verdicts."""
     before = _entries(recorded)
     guard = 'pytest.importorskip("a_module_that_is_not_installed")'
     suite.test(OTHER.format(guard=guard, after=""), name="test_other")
-    result = suite.run("--ragcheck-judge-prune")
+    result = suite.run(*run_mode, "--ragcheck-judge-prune")
     result.assert_outcomes(passed=1, skipped=1)
     _prunes_nothing(
         result, recorded, before, "1 module(s) were skipped or failed at collection (test_other"
