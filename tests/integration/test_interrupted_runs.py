@@ -7,7 +7,12 @@ leaves tests out, so it must prune nothing. Runs replay offline (no server).
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -188,3 +193,56 @@ def test_history_lines_of_a_run_that_stopped_early_say_so(
         ("test_rag.py::test_b", None),
     ]
     assert all("incomplete" not in line for n, line in enumerate(lines) if n != 2)
+
+
+JUDGED = """
+from pytest_ragcheck import ragcheck
+
+
+@ragcheck("golden.jsonl", k=3, metrics=["llm_relevancy"], baseline=False, judge_concurrency=1)
+def test_judged(ragcheck, retriever):
+    ragcheck(retriever)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups and signals")
+def test_ctrl_c_during_judge_calls_keeps_every_verdict_received(
+    suite: Suite, judge_server: JudgeServer
+) -> None:
+    """Ctrl-C (SIGINT to the process group) while the judge answers one call at a time: the
+    verdicts that arrived are in the cache, whole, and the rerun asks only for the others."""
+    suite.make(JUDGED, cases=GOLDEN, rankings=CHUNKS)
+    suite.ini(ragcheck_judge_model=JUDGE_MODEL, ragcheck_judge_api_base=judge_server.url)
+    cache = suite.path / ".ragcheck" / "judge"
+    judge_server.inject("sleep", 100, seconds=0.4)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pytest", *Suite.ARGS],
+        cwd=suite.path,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    with process:
+        try:
+            deadline = time.monotonic() + 120
+            while len(_entries(cache)) < 2 and process.poll() is None:
+                assert time.monotonic() < deadline, "no verdict was stored"
+                time.sleep(0.02)
+            os.killpg(process.pid, signal.SIGINT)
+            output, _ = process.communicate(timeout=120)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.communicate()
+    text = output.decode("utf-8", "replace")
+    assert process.returncode == pytest.ExitCode.INTERRUPTED, text
+    kept = _entries(cache)
+    assert 2 <= len(kept) < 5, text  # 5 (query, chunk) pairs in all
+    assert not [p for p in cache.rglob("*") if p.is_file() and p.suffix != ".json"]
+    assert all(suite.read_json(cache / name)["answer"]["verdict"] for name in kept)
+    judge_server.clear()
+    again = suite.run()
+    again.assert_outcomes(passed=1)
+    assert judge_server.count == 5 - len(kept)
+    assert f"{len(kept)} verdict(s) from the cache, {5 - len(kept)} new" in Suite.text(again)
