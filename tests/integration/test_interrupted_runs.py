@@ -246,3 +246,57 @@ def test_ctrl_c_during_judge_calls_keeps_every_verdict_received(
     again.assert_outcomes(passed=1)
     assert judge_server.count == 5 - len(kept)
     assert f"{len(kept)} verdict(s) from the cache, {5 - len(kept)} new" in Suite.text(again)
+
+
+#: A real SIGINT arrives while the JSON report is being written (as Ctrl-C at the end of a
+#: large run would): the process signals itself from inside the writer.
+CTRL_C_WHILE_WRITING = """
+import os
+import signal
+
+import pytest_ragcheck.report.files as files
+
+_write_file = files.write_file
+
+
+def write_file(path, text):
+    if os.environ.get("RAGCHECK_TEST_CTRL_C") and path.suffix == ".json":
+        def pieces():
+            yield from (text,) if isinstance(text, str) else text
+            os.kill(os.getpid(), signal.SIGINT)
+            yield ""  # the next piece is never written
+
+        return _write_file(path, pieces())
+    return _write_file(path, text)
+
+
+files.write_file = write_file
+"""
+
+
+def test_ctrl_c_while_a_report_is_written_keeps_the_earlier_file(
+    suite: Suite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite.make(
+        HISTORY_SOURCE,
+        cases=GOLDEN,
+        rankings={q: ["a", "c"] for q in CHUNKS},
+        extra=CTRL_C_WHILE_WRITING,
+    )
+    args = ("--ragcheck-report=r.md,r.json", "--ragcheck-history=history.jsonl")
+    suite.run(*args).assert_outcomes(passed=2)
+    earlier = (suite.path / "r.json").read_bytes()
+    monkeypatch.setenv("RAGCHECK_TEST_CTRL_C", "1")
+    result = suite.run_subprocess(*args)
+    text = Suite.text(result)
+    assert result.ret == pytest.ExitCode.INTERRUPTED, text
+    assert "ragcheck: 2 tests — 2 passed" in text  # the summary is still printed
+    assert "r.md (" in text  # written before the interrupt, and said so
+    assert "ragcheck: interrupted while writing the reports" in text
+    Suite.assert_clean(result)
+    assert (suite.path / "r.json").read_bytes() == earlier
+    assert sorted(p.name for p in suite.path.glob(".r.*")) == []  # no half-written file
+    assert len(_history(suite.path / "history.jsonl")) == 4
+    monkeypatch.delenv("RAGCHECK_TEST_CTRL_C")
+    suite.run(*args).assert_outcomes(passed=2)
+    assert suite.read_json("r.json")["run"]["incomplete"] is None
