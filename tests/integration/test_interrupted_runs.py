@@ -1,8 +1,11 @@
 """Runs that stop early or leave tests out: nothing a later run needs is deleted or lost.
 
-The verdict cache holds the entries of the full rankings; the retriever of the project no
-longer returns one chunk, so a complete run would prune exactly that entry. Every run here
-leaves tests out, so it must prune nothing. Runs replay offline (no server).
+* ``--ragcheck-judge-prune``: the verdict cache holds the entries of the full rankings and the
+  project's retriever no longer returns one chunk, so a complete run would prune exactly that
+  entry; every run here leaves tests out, so it must prune nothing (offline, no server).
+* ``--ragcheck-history``: the lines of a run that stopped early say so.
+* Ctrl-C (a real SIGINT) during judge calls keeps the verdicts received, and while the
+  reports are written keeps the earlier files.
 """
 
 from __future__ import annotations
