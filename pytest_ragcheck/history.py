@@ -3,9 +3,11 @@
 Each line (format 1) holds ``format``, ``timestamp`` (UTC, ISO 8601), ``commit`` and
 ``branch`` (``null`` outside a git checkout), ``test`` (node id), ``call`` (0 for the first
 ``ragcheck(...)`` call of the test), ``source``, ``golden_hash``, ``k``, ``n_cases``,
-``status``, ``metrics`` (name -> mean) and ``judge_model``. Only the controller writes, once at
-the end of the run and with a single append, so a ``-n 2`` run adds whole lines and two runs
-sharing the file do not interleave within a line. The file is only ever appended to: a line
+``status``, ``metrics`` (name -> mean) and ``judge_model``; a session that did not run every
+selected test (Ctrl-C, ``-x``) adds ``incomplete``, why: its lines are whole results, but the
+run lacks tests a trend reader would expect. Only the controller writes, once at the end of
+the run and with a single append, so a ``-n 2`` run adds whole lines and two runs sharing the
+file do not interleave within a line. The file is only ever appended to: a line
 that does not parse stops the append (with the line number) and nothing is rewritten.
 """
 
@@ -76,11 +78,13 @@ def history_lines(
 ) -> list[dict[str, Any]]:
     """The lines of one run: one per test entry of the report document."""
     when = (timestamp or datetime.now(UTC)).isoformat(timespec="seconds")
+    incomplete = (document.get("run") or {}).get("incomplete")
     lines = []
     for test in document.get("tests") or []:
         judge = (test.get("config") or {}).get("judge") or {}
         lines.append(
             {
+                **({"incomplete": incomplete} if incomplete else {}),
                 "format": FORMAT,
                 "timestamp": when,
                 "commit": git.get("commit"),

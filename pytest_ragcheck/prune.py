@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shlex
 from collections.abc import Generator, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -71,8 +72,16 @@ def incomplete_run(
     deselected: int,
     skipped: Sequence[str],
     lost_workers: int,
+    left_out: Sequence[str] = (),
+    selected: int = 0,
+    finished: int = 0,
 ) -> list[str]:
-    """Why this run does not show which entries the suite needs (empty: it does)."""
+    """Why this run does not show which entries the suite needs (empty: it does).
+
+    ``left_out``: modules skipped or broken at collection; ``selected`` and ``finished``: the
+    tests to run and those that ran to their teardown (``pytest.exit(returncode=0)`` in a test
+    stops the session with a passing exit status).
+    """
     option = config.option
     reasons = []
     if exitstatus == pytest.ExitCode.INTERRUPTED:
@@ -85,6 +94,15 @@ def incomplete_run(
         reasons.append("--lf / --sw ran only some tests")
     if getattr(option, "deselect", None) or deselected:
         reasons.append(f"{deselected or 'some'} test(s) were deselected")
+    ignored = _ignore_options(config)
+    if ignored:
+        reasons.append(f"tests were left out with {', '.join(ignored[:3])}")
+    if left_out:
+        reasons.append(
+            f"{len(left_out)} module(s) were skipped or failed at collection ({left_out[0]}…)"
+        )
+    if finished < selected:
+        reasons.append(f"only {finished} of the {selected} selected tests ran to the end")
     if skipped:
         reasons.append(f"{len(skipped)} ragcheck test(s) were skipped ({skipped[0]}…)")
     if lost_workers:
@@ -93,6 +111,20 @@ def incomplete_run(
     if named:
         reasons.append(f"only some tests were named ({', '.join(named[:3])})")
     return reasons
+
+
+def _ignore_options(config: pytest.Config) -> list[str]:
+    """``--ignore``/``--ignore-glob`` given for this run (on the command line or in
+    ``PYTEST_ADDOPTS``); the ini file's ``addopts`` are the suite's own and leave nothing out."""
+    args = [*config.invocation_params.args, *shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))]
+    found = []
+    for n, arg in enumerate(args):
+        name, _, value = str(arg).partition("=")
+        if name in ("--ignore", "--ignore-glob"):
+            if not value and n + 1 < len(args):
+                value = str(args[n + 1])
+            found.append(f"{name}={value}")
+    return found
 
 
 def _named_paths(config: pytest.Config) -> list[str]:
@@ -120,6 +152,8 @@ class CacheUpkeep:
         self.deselected = 0
         self.skipped: list[str] = []
         self.lost_workers = 0
+        self.left_out: list[str] = []
+        self.finished: set[str] = set()
         self.lines: list[tuple[bool, str]] = []
 
     def pytest_sessionstart(self) -> None:
@@ -141,7 +175,14 @@ class CacheUpkeep:
             report.ragcheck_fixture = True  # type: ignore[attr-defined]
         return report
 
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        name = report.nodeid or "."
+        if (report.skipped or report.failed) and name not in self.left_out:
+            self.left_out.append(name)  # its tests may need entries
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "teardown":
+            self.finished.add(report.nodeid)
         if report.skipped and (
             _FIXTURE in report.keywords or getattr(report, "ragcheck_fixture", False)
         ):
@@ -192,10 +233,24 @@ class CacheUpkeep:
                 )
             )
         if mode is not None:
-            self._prune(root, unused, mode, exitstatus=exitstatus, used=bool(hits or new))
+            self._prune(
+                root,
+                unused,
+                mode,
+                exitstatus=exitstatus,
+                used=bool(hits or new),
+                selected=session.testscollected,
+            )
 
     def _prune(
-        self, root: Path, unused: list[str], mode: str, *, exitstatus: int, used: bool
+        self,
+        root: Path,
+        unused: list[str],
+        mode: str,
+        *,
+        exitstatus: int,
+        used: bool,
+        selected: int,
     ) -> None:
         reasons = incomplete_run(
             self.config,
@@ -203,6 +258,9 @@ class CacheUpkeep:
             deselected=self.deselected,
             skipped=self.skipped,
             lost_workers=self.lost_workers,
+            left_out=self.left_out,
+            selected=selected,
+            finished=len(self.finished),
         )
         if not used:
             reasons.append("no ragcheck test read the cache (pruning would empty it)")

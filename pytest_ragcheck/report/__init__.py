@@ -138,8 +138,33 @@ def write_reports(
     """Write the ``--ragcheck-report`` files and append to ``$GITHUB_STEP_SUMMARY``.
 
     Problems (an unwritable path, an unopenable summary file) become red lines at the end of
-    the terminal output; test outcomes and the exit status stay as they are.
+    the terminal output; test outcomes and the exit status stay as they are. Ctrl-C while
+    they are written stops the writing (a report being written keeps its earlier file) and
+    ends the run as interrupted, with the summary rather than a traceback from pytest's
+    session finish, which does not handle it.
     """
+    try:
+        _write_outputs(config, records, options=options)
+    except KeyboardInterrupt:
+        _say(
+            config,
+            "error",
+            "ragcheck: interrupted while writing the reports: those not listed above as "
+            "written were not (an earlier file at their path is unchanged); run again to "
+            "write them",
+        )
+        session = config.pluginmanager.get_plugin("session")
+        if session is not None:
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
+    if config.pluginmanager.get_plugin("terminalreporter") is None:
+        for _, text in config.stash.get(MESSAGES, []):
+            print(text, file=sys.stderr)
+        config.stash[MESSAGES] = []
+
+
+def _write_outputs(
+    config: pytest.Config, records: list[dict[str, Any]], *, options: RagcheckOptions
+) -> None:
     from pytest_ragcheck.report.files import write_report
 
     paths = options.report_paths
@@ -179,8 +204,3 @@ def write_reports(
         except Exception as exc:
             reason = shorten(f"{type(exc).__name__}: {exc}", 300)
             _say(config, "error", f"ragcheck: could not render the GitHub job summary: {reason}")
-
-    if config.pluginmanager.get_plugin("terminalreporter") is None:
-        for _, text in config.stash.get(MESSAGES, []):
-            print(text, file=sys.stderr)
-        config.stash[MESSAGES] = []
