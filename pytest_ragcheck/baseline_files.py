@@ -126,6 +126,19 @@ class RagcheckSnapshotExtension(SingleFileSnapshotExtension):
         return stem.startswith(f"{own}[{INDEX_NAME}")
 
     @classmethod
+    def write_snapshot_collection(cls, *, snapshot_collection: Any, **kwargs: Any) -> None:
+        """Write the baseline atomically: syrupy opens the file for writing (emptying it) and
+        then writes, so Ctrl-C or a kill in between left a baseline of 0 bytes, or cut short.
+        A temporary file beside it, renamed over it, leaves the old baseline or the new one."""
+        data = next(iter(snapshot_collection)).data
+        if not isinstance(data, str):  # syrupy says what it expected
+            super().write_snapshot_collection(snapshot_collection=snapshot_collection, **kwargs)
+            return
+        from pytest_ragcheck.report.files import write_file
+
+        write_file(Path(snapshot_collection.location), data)
+
+    @classmethod
     def write_snapshot(cls, **kwargs: Any) -> None:
         # syrupy < 7 relates files to tests with its own sanitising only, and warns about the
         # percent-encoded names above; the names are ours and related by the method above.

@@ -80,6 +80,9 @@ class BaselineGuard:
         self.collect_skips: list[str] = []
         #: Tests whose pytest-xdist worker died under them (no report of their own).
         self.crashed: list[str] = []
+        #: Tests that ran to their teardown (``pytest.exit`` in a test stops the session
+        #: with whatever status it is given, 0 included, and the rest never run).
+        self.finished: set[str] = set()
         #: What the guard did, for the terminal summary.
         self.messages: list[str] = []
 
@@ -96,6 +99,8 @@ class BaselineGuard:
         # with this phase: the test never reached the point of keeping its baseline.
         if report.failed and report.when == _CRASHED_PHASE:
             self.crashed.append(report.nodeid)
+        elif report.when == "teardown":
+            self.finished.add(report.nodeid)
 
     def _updating(self) -> bool:
         option = self.config.option
@@ -125,6 +130,8 @@ class BaselineGuard:
         if session.shouldfail or session.shouldstop:
             reason = session.shouldfail or session.shouldstop
             return f"the session stopped early ({reason})"
+        if len(self.finished) < session.testscollected:
+            return f"only {len(self.finished)} of the {session.testscollected} tests ran to the end"
         return ""
 
     # --- around syrupy's clean-up --------------------------------------------------------------

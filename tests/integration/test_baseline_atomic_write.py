@@ -1,0 +1,70 @@
+"""Ctrl-C while ``--snapshot-update`` writes a baseline leaves the old baseline whole.
+
+syrupy empties a snapshot file when it opens it and then writes it: a Ctrl-C or a kill in
+between left a baseline of 0 bytes, which the next run could not read. The conftest below
+makes the moment reliable: a real SIGINT arrives as the first write to a baseline file (or to
+a temporary file beside it) begins.
+"""
+
+from __future__ import annotations
+
+import pytest
+from harness import Suite, ragcheck_module
+
+CTRL_C_AS_A_BASELINE_IS_WRITTEN = """
+import builtins
+import os
+import signal
+
+_open = builtins.open
+
+
+class _Interrupted:
+    def __init__(self, handle):
+        self._handle = handle
+
+    def write(self, text):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C before anything is written
+        return self._handle.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._handle, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return self._handle.__exit__(*exc)
+
+
+def _open_interrupted(file, mode="r", *args, **kwargs):
+    handle = _open(file, mode, *args, **kwargs)
+    if "__snapshots__" in str(file) and ("w" in mode or "x" in mode):
+        return _Interrupted(handle)
+    return handle
+
+
+if os.environ.get("RAGCHECK_TEST_CTRL_C"):
+    builtins.open = _open_interrupted
+"""
+
+
+def test_ctrl_c_while_a_baseline_is_written_keeps_the_old_one(
+    suite: Suite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite.make(ragcheck_module('"golden.jsonl", k=2'))
+    suite.update_baselines().assert_outcomes(passed=1)
+    before = suite.snapshots()
+    assert len(before) == 1
+    assert all(before.values())
+    suite.retriever(Suite.WORSE, extra=CTRL_C_AS_A_BASELINE_IS_WRITTEN)
+    monkeypatch.setenv("RAGCHECK_TEST_CTRL_C", "1")
+    result = suite.run_subprocess("--snapshot-update", "-p", "no:xdist")
+    assert result.ret == pytest.ExitCode.INTERRUPTED, Suite.text(result)
+    assert suite.snapshots() == before  # not emptied, not cut short
+    assert list((suite.path / "__snapshots__").rglob(".*.tmp")) == []  # nothing left beside it
+    monkeypatch.delenv("RAGCHECK_TEST_CTRL_C")
+    again = suite.run()  # the old baseline is read and compared: WORSE regressed
+    again.assert_outcomes(failed=1)
+    assert "Baseline cannot be read" not in Suite.text(again)
+    assert "regressed" in Suite.text(again).lower()
