@@ -51,6 +51,8 @@ class OptionSpec:
     flag: bool = True
     #: The ini key's help, when it differs from the flag's.
     ini_help: str | None = None
+    #: The flag may be given more than once; its values count as one comma-separated list.
+    repeats: bool = False
 
     @property
     def dest(self) -> str:
@@ -69,7 +71,10 @@ class OptionSpec:
 
 OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec(
-        "report", "write a report of every ragcheck test: PATH ending in .json, .md or .html"
+        "report",
+        "write a report of every ragcheck test: PATH ending in .json, .md or .html "
+        "(several: repeat the option, or separate them with commas)",
+        repeats=True,
     ),
     OptionSpec("tolerance", "absolute drop allowed against the baseline (default 0.02)"),
     OptionSpec(

@@ -43,7 +43,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             group.addoption(
                 spec.flag_name,
                 dest=spec.dest,
-                action="store_true" if spec.kind == "bool" else "store",
+                action="store_true"
+                if spec.kind == "bool"
+                else "append"
+                if spec.repeats
+                else "store",
                 default=None,
                 help=spec.help,
             )
@@ -80,6 +84,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _read_options(config: pytest.Config) -> RagcheckOptions:
     cli = {s.name: config.getoption(s.dest, default=None) for s in OPTION_SPECS if s.flag}
+    for name, value in cli.items():
+        if isinstance(value, list):  # a repeated flag: every value counts
+            cli[name] = ",".join(value)
     ini: dict[str, object] = {}
     for spec in OPTION_SPECS:
         try:

@@ -121,7 +121,10 @@ def _sign_flip(
         return p_less, p_greater, "exact sign-flip", 2.0**-m
     if _use_normal(m, resamples):
         # Under H0 the sum of sign-flipped differences has mean 0 and variance sum(d**2).
-        z = observed / np.sqrt(np.sum(changed**2, axis=0))
+        # A metric no case changed (others did) has sum 0 over variance 0: z 0, not 0/0 (a
+        # RuntimeWarning, an error under ``filterwarnings = error``); its p is 1 below.
+        variance = np.sum(changed**2, axis=0)
+        z = observed / np.sqrt(np.where(variance > 0.0, variance, 1.0))
         cdf = np.array([NormalDist().cdf(float(v)) for v in z])
         return cdf, 1.0 - cdf, "sign-flip, normal approximation", 0.0
     draws = _resamples_for(m, resamples)
