@@ -15,6 +15,7 @@ what syrupy does with the file:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
@@ -203,18 +204,26 @@ def decide_baseline(
         )
         return BaselineDecision(replace(base, status="corrupt", problem=str(exc)), stored)
     except BaselineError as exc:
+        conflict = _merge_conflict(stored, path)
+        problem = conflict or str(exc)
         if update:
-            verdict.notes.append(f"replaced an unreadable baseline ({exc})")
+            verdict.notes.append(f"replaced an unreadable baseline ({problem})")
             return BaselineDecision(
-                replace(base, status="updated", values=current.aggregates, problem=str(exc)),
+                replace(base, status="updated", values=current.aggregates, problem=problem),
                 current,
             )
+        fix = (
+            "Do not merge the two sides by hand: re-run with --snapshot-update on the merged "
+            "branch to record it again"
+            if conflict
+            else "Fix the file, or re-run with --snapshot-update to record a new baseline"
+        )
         verdict.problems.append(
-            f"Baseline cannot be read: {exc}.\nFix the file, or re-run with --snapshot-update "
-            f"to record a new baseline (`{command}`, and review the diff before committing)."
+            f"Baseline cannot be read: {problem}.\n{fix} "
+            f"(`{command}`, and review the diff before committing)."
         )
         # Not written: syrupy reports the snapshot as failed.
-        return BaselineDecision(replace(base, status="corrupt", problem=str(exc)), current)
+        return BaselineDecision(replace(base, status="corrupt", problem=problem), current)
 
     comparison = compare_with_baseline(
         result,
@@ -252,3 +261,24 @@ def decide_baseline(
         return BaselineDecision(compared, current)  # not written: a failed snapshot
     # Within tolerance: the stored file stays as it is (byte for byte).
     return BaselineDecision(compared, stored)
+
+
+#: A line git writes around a conflict (``<<<<<<< HEAD``, ``|||||||``, ``=======``,
+#: ``>>>>>>> branch``); never valid JSON, so a file holding one cannot have been read.
+_CONFLICT_LINE = re.compile(r"^(?:(?:<{7}|\|{7}|>{7})(?: .*)?|={7})$", re.MULTILINE)
+
+
+def _merge_conflict(text: str, path: str) -> str | None:
+    """What is wrong with a file git left with conflict markers, or None for any other file.
+
+    Two branches both re-recorded the baseline: neither side's numbers (nor a mix of them)
+    describe the merged code, which a plain "not valid JSON" would not tell.
+    """
+    found = _CONFLICT_LINE.search(text)
+    if found is None:
+        return None
+    line = text.count("\n", 0, found.start()) + 1
+    return (
+        f"{path}: has unresolved git merge conflict markers (line {line}: {found.group()!r}): "
+        "two branches both re-recorded this baseline"
+    )
