@@ -178,7 +178,7 @@ def _line_starts(text: str, start: int, end: int) -> list[int]:
 
 
 def _usual(entries: Any, order: tuple[str, ...]) -> bool:
-    """Every entry is ``{"hash": str, "hits": [str...], "values": {metric: finite float}}``."""
+    """Every entry is ``{"hash": str, "hits": [str...], "values": {metric: float in [-1, 1]}}``."""
     entries = list(entries)
     if set(map(type, entries)) != {dict} or set(map(len, entries)) != {3}:
         return False
@@ -192,6 +192,8 @@ def _usual(entries: Any, order: tuple[str, ...]) -> bool:
         and set(map(type, chain.from_iterable(hits))) <= {str}
         and set(map(type, values)) == {dict}
         and set(map(tuple, values)) == {order}
-        and set(map(type, chain.from_iterable(map(dict.values, values)))) == {float}
-        and all(map(math.isfinite, chain.from_iterable(map(dict.values, values))))
+        and set(map(type, scores := list(chain.from_iterable(map(dict.values, values))))) == {float}
+        and all(map(math.isfinite, scores))
+        and min(scores) >= -1.0  # no metric scores outside [-1, 1] (most, outside [0, 1])
+        and max(scores) <= 1.0
     )

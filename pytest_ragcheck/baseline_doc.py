@@ -353,10 +353,10 @@ def hits_depth(result: Result, *, max_hits: int) -> int:
 
 
 def _values(raw: object, metrics: list[str], *, where: str, fail: Any) -> dict[str, float]:
-    if (  # the usual case, checked in one pass: every metric, as a finite float, nothing else
+    if (  # the usual case, checked in one pass: every metric, as a float in range, nothing else
         type(raw) is dict
         and len(raw) == len(metrics)
-        and all(type(v := raw.get(m)) is float and math.isfinite(v) for m in metrics)
+        and all(type(v := raw.get(m)) is float and -1.0 <= v <= 1.0 for m in metrics)
     ):
         return raw if list(raw) == metrics else {m: raw[m] for m in metrics}
     if not isinstance(raw, dict):
@@ -374,8 +374,8 @@ def _values(raw: object, metrics: list[str], *, where: str, fail: Any) -> dict[s
         value = raw[name]
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise fail(f"{where}[{name!r}] is {value!r}, expected a number")
-        if not math.isfinite(value):
-            raise fail(f"{where}[{name!r}] is {value!r}; baselines store finite values only")
+        if not -1 <= value <= 1:  # NaN too; no metric scores outside [-1, 1] (most: [0, 1])
+            raise fail(f"{where}[{name!r}] is {value!r}, not a score: finite values only, -1 to 1")
         out[name] = float(value)
     return out
 

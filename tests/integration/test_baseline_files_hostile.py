@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness import Suite, ragcheck_module
+from harness import SERIAL_ONLY, Suite, ragcheck_module
 
 SNAPSHOT = "__snapshots__/test_rag/test_rag[ragcheck].json"
 
@@ -68,3 +68,58 @@ def test_a_merge_conflict_in_a_baseline_says_so_and_update_repairs_it(suite, run
     result.assert_outcomes(passed=1)
     assert path.read_text("utf-8") == ours
     suite.run(*run_mode).assert_outcomes(passed=1)
+
+
+#: test name -> (a hand edit of the stored text, what the failure must say).
+OUT_OF_RANGE = {
+    "case_value": (
+        lambda t: t.replace('"mrr@5": 1.0', '"mrr@5": 5.0', 2).replace(
+            '"mrr@5": 5.0', '"mrr@5": 1.0', 1
+        ),
+        "cases['q1']['mrr@5'] is 5.0, not a score: finite values only, -1 to 1",
+    ),
+    "negative": (
+        lambda t: t.replace('"recall@5": 1.0}', '"recall@5": -3.0}', 1),
+        "cases['q1']['recall@5'] is -3.0, not a score",
+    ),
+    "huge": (
+        lambda t: t.replace('"map@5": 1.0, "mrr', '"map@5": 1e+300, "mrr', 1),
+        "cases['q1']['map@5'] is 1e+300, not a score",
+    ),
+    "aggregate": (
+        lambda t: t.replace('"mrr@5": 1.0,', '"mrr@5": 7.5,', 1),
+        "aggregates['mrr@5'] is 7.5, not a score",
+    ),
+}
+
+
+# Not about processes: reading a stored file is the same in every worker.
+@SERIAL_ONLY
+def test_a_hand_edited_value_no_metric_can_have_is_a_damaged_file(suite, run_mode) -> None:
+    """A stored 5.0 was compared as if a run had scored it: a case's value was ignored
+    (the stored means are used while the cases are unchanged) and an aggregate's drop was
+    called noise, so the test passed against numbers no run could have stored."""
+    suite.golden()
+    suite.retriever()
+    for name in OUT_OF_RANGE:
+        suite.test(ragcheck_module('"golden.jsonl", k=5', function=f"test_{name}"), f"test_{name}")
+    suite.update_baselines().assert_outcomes(passed=len(OUT_OF_RANGE))
+    paths = {
+        n: suite.path / f"__snapshots__/test_{n}/test_{n}[ragcheck].json" for n in OUT_OF_RANGE
+    }
+    good = {name: path.read_text("utf-8") for name, path in paths.items()}
+    for name, (edit, _) in OUT_OF_RANGE.items():
+        edited = edit(good[name])
+        assert edited != good[name], name
+        paths[name].write_text(edited, "utf-8")
+
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=len(OUT_OF_RANGE))
+    text = _flat(suite, result)
+    for name, (_, expected) in OUT_OF_RANGE.items():
+        assert f"__snapshots__/test_{name}/test_{name}[ragcheck].json: {expected}" in text, name
+    assert text.count("Fix the file, or re-run with --snapshot-update") == len(OUT_OF_RANGE)
+    suite.assert_clean(result)
+
+    suite.run("--snapshot-update", *run_mode).assert_outcomes(passed=len(OUT_OF_RANGE))
+    assert {name: path.read_text("utf-8") for name, path in paths.items()} == good
