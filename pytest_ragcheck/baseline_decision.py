@@ -204,20 +204,15 @@ def decide_baseline(
         )
         return BaselineDecision(replace(base, status="corrupt", problem=str(exc)), stored)
     except BaselineError as exc:
-        conflict = _merge_conflict(stored, path)
-        problem = conflict or str(exc)
+        known = _left_by_git(stored, path)
+        problem = known[0] if known else str(exc)
         if update:
             verdict.notes.append(f"replaced an unreadable baseline ({problem})")
             return BaselineDecision(
                 replace(base, status="updated", values=current.aggregates, problem=problem),
                 current,
             )
-        fix = (
-            "Do not merge the two sides by hand: re-run with --snapshot-update on the merged "
-            "branch to record it again"
-            if conflict
-            else "Fix the file, or re-run with --snapshot-update to record a new baseline"
-        )
+        fix = known[1] if known else _FIX
         verdict.problems.append(
             f"Baseline cannot be read: {problem}.\n{fix} "
             f"(`{command}`, and review the diff before committing)."
@@ -263,22 +258,35 @@ def decide_baseline(
     return BaselineDecision(compared, stored)
 
 
+#: What a damaged file's failure suggests, unless git left it (see ``_left_by_git``).
+_FIX = "Fix the file, or re-run with --snapshot-update to record a new baseline"
 #: A line git writes around a conflict (``<<<<<<< HEAD``, ``|||||||``, ``=======``,
 #: ``>>>>>>> branch``); never valid JSON, so a file holding one cannot have been read.
 _CONFLICT_LINE = re.compile(r"^(?:(?:<{7}|\|{7}|>{7})(?: .*)?|={7})$", re.MULTILINE)
+#: How a Git LFS pointer starts: what a checkout that did not fetch LFS files holds instead.
+_LFS_POINTER = "version https://git-lfs.github.com/spec/"
 
 
-def _merge_conflict(text: str, path: str) -> str | None:
-    """What is wrong with a file git left with conflict markers, or None for any other file.
+def _left_by_git(text: str, path: str) -> tuple[str, str] | None:
+    """What is wrong with a file git left unreadable, and the fix; None for any other file.
 
-    Two branches both re-recorded the baseline: neither side's numbers (nor a mix of them)
-    describe the merged code, which a plain "not valid JSON" would not tell.
+    "Not valid JSON; fix the file" would mislead: a merge conflict means two branches both
+    re-recorded the baseline (neither side's numbers, nor a mix, describe the merged code),
+    and a Git LFS pointer means the baseline is fine but was not fetched.
     """
+    if text.startswith(_LFS_POINTER):
+        return (
+            f"{path}: is a Git LFS pointer, not the baseline (the checkout did not fetch it)",
+            "Fetch it with `git lfs pull` (in CI, check out with LFS enabled), or re-run with "
+            "--snapshot-update to record a new baseline",
+        )
     found = _CONFLICT_LINE.search(text)
     if found is None:
         return None
     line = text.count("\n", 0, found.start()) + 1
     return (
         f"{path}: has unresolved git merge conflict markers (line {line}: {found.group()!r}): "
-        "two branches both re-recorded this baseline"
+        "two branches both re-recorded this baseline",
+        "Do not merge the two sides by hand: re-run with --snapshot-update on the merged "
+        "branch to record it again",
     )

@@ -123,3 +123,29 @@ def test_a_hand_edited_value_no_metric_can_have_is_a_damaged_file(suite, run_mod
 
     suite.run("--snapshot-update", *run_mode).assert_outcomes(passed=len(OUT_OF_RANGE))
     assert {name: path.read_text("utf-8") for name, path in paths.items()} == good
+
+
+@SERIAL_ONLY
+def test_a_git_lfs_pointer_in_place_of_a_baseline_says_to_fetch_it(suite, run_mode) -> None:
+    """A checkout without LFS files holds a three-line pointer: not a damaged file to fix."""
+    suite.make(ragcheck_module('"golden.jsonl", k=5'))
+    recorded = _record(suite, suite.PERFECT)
+    path: Path = suite.path / SNAPSHOT
+    pointer = (
+        "version https://git-lfs.github.com/spec/v1\n"
+        "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+        f"size {len(recorded.encode('utf-8'))}\n"
+    )
+    path.write_text(pointer, "utf-8")
+
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=1)
+    text = _flat(suite, result)
+    assert f"{SNAPSHOT}: is a Git LFS pointer, not the baseline" in text
+    assert "Fetch it with `git lfs pull`" in text
+    assert "not valid JSON" not in text
+    suite.assert_clean(result)
+    assert path.read_text("utf-8") == pointer
+
+    path.write_text(recorded, "utf-8")  # fetched
+    suite.run(*run_mode).assert_outcomes(passed=1)
