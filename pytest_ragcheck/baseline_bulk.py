@@ -115,8 +115,11 @@ class LazyHits(Mapping[str, tuple[str, ...]]):
     def __getitem__(self, case_id: str) -> tuple[str, ...]:
         start = self._lines[case_id]
         end = self._text.find("\n", start, self._block[1])
-        line = self._text[start : end if end >= 0 else self._block[1]].rstrip(",")
-        entry = json.loads("{" + line + "}")
+        line = self._text[start : end if end >= 0 else self._block[1]].rstrip().rstrip(",")
+        try:  # blanks after the comma (a hand edit) or a case split over lines parse as a block
+            entry = json.loads("{" + line + "}")
+        except ValueError:
+            entry = {}
         if list(entry) != [case_id]:  # not one case per line after all: read the whole block
             entry = json.loads("{" + self._text[self._block[0] : self._block[1]] + "}")
         return tuple(entry[case_id]["hits"])

@@ -149,3 +149,21 @@ def test_a_git_lfs_pointer_in_place_of_a_baseline_says_to_fetch_it(suite, run_mo
 
     path.write_text(recorded, "utf-8")  # fetched
     suite.run(*run_mode).assert_outcomes(passed=1)
+
+
+@SERIAL_ONLY
+def test_a_regression_is_explained_from_a_file_with_blanks_after_a_comma(suite, run_mode) -> None:
+    """Blanks after a case line's comma are valid JSON; explaining the regressed case from its
+    stored ranking ended in an internal JSONDecodeError instead of the regression message."""
+    suite.make(ragcheck_module('"golden.jsonl", metrics=["mrr"]'))
+    suite.rebaseline(suite.PERFECT, suite.WORSE)
+    path: Path = suite.path / SNAPSHOT
+    path.write_text(path.read_text("utf-8").replace("}},\n", "}},  \n"), "utf-8")
+
+    result = suite.run(*run_mode)
+    result.assert_outcomes(failed=1)
+    text = _flat(suite, result)
+    assert "mrr@10 regressed 1.000 → 0.708" in text
+    assert "a rank 1 → 2" in text  # q1's relevant document, from the stored ranking
+    assert "JSONDecodeError" not in text
+    suite.assert_clean(result)
