@@ -15,9 +15,11 @@ what syrupy does with the file:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_ragcheck.baseline_compare import compare_with_baseline
@@ -197,6 +199,7 @@ def decide_baseline(
         return BaselineDecision(replace(base, status="corrupt", problem=str(stored_text)), stored)
     try:
         stored_doc = BaselineDoc.from_json(stored, source=path, expected=current)
+        _check_means(stored_doc, current)
     except NewerBaselineError as exc:
         verdict.problems.append(
             f"Baseline cannot be read: {exc} (or delete the file and re-run with "
@@ -290,3 +293,27 @@ def _left_by_git(text: str, path: str) -> tuple[str, str] | None:
         "Do not merge the two sides by hand: re-run with --snapshot-update on the merged "
         "branch to record it again",
     )
+
+
+def _check_means(doc: BaselineDoc, current: BaselineDoc) -> None:
+    """Raise :class:`BaselineError` when a stored mean is not the mean of the stored cases.
+
+    While the cases are unchanged the stored means are compared as they are, so a mean edited
+    by hand (or a merge conflict resolved with one side's means and the other's cases) would
+    be compared as if a run had scored it. Both are rounded to the file's decimals, so they
+    may differ by one unit of the last one.
+    """
+    if not doc.cases:
+        return
+    unit = 10.0 ** -min(doc.precision, current.precision) + 1e-9
+    own = doc.cases is current.cases  # an unchanged file holds this run's cases, and means
+    for name, stored in doc.aggregates.items():
+        mean = current.aggregates.get(name) if own else None
+        if mean is None:
+            mean = math.fsum(map(itemgetter(name), doc.cases.values())) / len(doc.cases)
+        if abs(stored - mean) > unit:
+            raise BaselineError(
+                f"{doc.source}: aggregates[{name!r}] is {stored!r}, but the mean of its "
+                f"{len(doc.cases)} cases is {round(mean, doc.precision)!r} (edited by hand, or "
+                "a merge conflict resolved with one side's aggregates and the other's cases)"
+            )

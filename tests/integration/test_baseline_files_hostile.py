@@ -167,3 +167,38 @@ def test_a_regression_is_explained_from_a_file_with_blanks_after_a_comma(suite, 
     assert "a rank 1 → 2" in text  # q1's relevant document, from the stored ranking
     assert "JSONDecodeError" not in text
     suite.assert_clean(result)
+
+
+def _resolved_by_sides(ours: str, theirs: str) -> str:
+    """A conflict resolved hunk by hunk: our aggregates kept, their cases taken."""
+    cases = theirs.index('  "cases": {')
+    return ours[: ours.index('  "cases": {')] + theirs[cases:]
+
+
+@SERIAL_ONLY
+def test_stored_means_that_are_not_their_cases_means_are_a_damaged_file(suite, run_mode) -> None:
+    """While the cases are unchanged the stored means are compared as they are: a hand-lowered
+    mean, or a conflict resolved with one side's means and the other's cases, turned a drop
+    into an "improvement" or hid it, against numbers no run had scored."""
+    suite.make(ragcheck_module('"golden.jsonl", metrics=["mrr"]'))
+    worse = _record(suite, suite.WORSE)
+    perfect = _record(suite, suite.PERFECT)
+    path: Path = suite.path / SNAPSHOT
+    suite.retriever(suite.WORSE)
+    expected = "aggregates['mrr@10'] is 0.7083, but the mean of its 4 cases is 1.0"
+    for text in (
+        _resolved_by_sides(worse, perfect),
+        perfect.replace('"mrr@10": 1.0\n', '"mrr@10": 0.7083\n', 1),  # "accepting" the drop
+    ):
+        assert text != perfect
+        path.write_text(text, "utf-8")
+        result = suite.run(*run_mode)
+        result.assert_outcomes(failed=1)
+        flat = _flat(suite, result)
+        assert f"{SNAPSHOT}: {expected}" in flat
+        assert "Fix the file, or re-run with --snapshot-update" in flat
+        suite.assert_clean(result)
+        assert path.read_text("utf-8") == text
+
+    suite.run("--snapshot-update", *run_mode).assert_outcomes(passed=1)
+    assert path.read_text("utf-8") == worse
