@@ -19,7 +19,6 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_ragcheck.baseline_compare import compare_with_baseline
@@ -309,11 +308,14 @@ def _check_means(doc: BaselineDoc, current: BaselineDoc) -> None:
     own = doc.cases is current.cases  # an unchanged file holds this run's cases, and means
     for name, stored in doc.aggregates.items():
         mean = current.aggregates.get(name) if own else None
-        if mean is None:
-            mean = math.fsum(map(itemgetter(name), doc.cases.values())) / len(doc.cases)
-        if abs(stored - mean) > unit:
+        # A case without a value of the metric (a judge that abstained on each of its items)
+        # stores none: the mean is over the cases that have one, as the run's was.
+        scored = [values[name] for values in doc.cases.values() if name in values]
+        if mean is None and scored:
+            mean = math.fsum(scored) / len(scored)
+        if mean is not None and abs(stored - mean) > unit:
             raise BaselineError(
                 f"{doc.source}: aggregates[{name!r}] is {stored!r}, but the mean of its "
-                f"{len(doc.cases)} cases is {round(mean, doc.precision)!r} (edited by hand, or "
+                f"{len(scored)} cases is {round(mean, doc.precision)!r} (edited by hand, or "
                 "a merge conflict resolved with one side's aggregates and the other's cases)"
             )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness import SERIAL_ONLY, Suite, ragcheck_module
+from judge_fixtures import JUDGE_MODEL
 
 SNAPSHOT = "__snapshots__/test_rag/test_rag[ragcheck].json"
 
@@ -202,3 +203,42 @@ def test_stored_means_that_are_not_their_cases_means_are_a_damaged_file(suite, r
 
     suite.run("--snapshot-update", *run_mode).assert_outcomes(passed=1)
     assert path.read_text("utf-8") == worse
+
+
+def test_a_baseline_with_a_case_the_judge_abstained_on_is_read_back(suite, judge_server) -> None:
+    """With judge_disagreement="abstain" a case whose every judged item was left out has no
+    value of the judge metric, and its baseline stores none: every later run failed with
+    "Baseline cannot be read ... has no value" (and --snapshot-update wrote the same file)."""
+    suite.make(
+        ragcheck_module(
+            '"golden.jsonl", k=5, metrics=["llm_relevancy", "mrr"], judge_samples=2, '
+            'judge_disagreement="abstain"',
+            function="test_judge",
+        ),
+        cases=[
+            {"id": "q1", "query": "what is alpha", "relevance": {"d1": 2}},
+            {"id": "q2", "query": "what is delta", "relevance": {"e1": 2}},
+        ],
+        rankings={  # the judge server answers each second sample about a [wobble] wrongly
+            "what is alpha": [{"id": "d1", "text": "d1 [g=2]"}, {"id": "d2", "text": "d2 [g=0]"}],
+            "what is delta": [
+                {"id": "e1", "text": "e1 [g=2] [wobble]"},
+                {"id": "e2", "text": "e2 [g=0] [wobble]"},
+            ],
+        },
+    )
+    judge = [
+        f"--ragcheck-judge-model={JUDGE_MODEL}",
+        f"--ragcheck-judge-api-base={judge_server.url}",
+    ]
+    suite.update_baselines(None, *judge).assert_outcomes(passed=1)
+    stored = suite.read_json("__snapshots__/test_rag/test_judge[ragcheck].json")
+    assert stored["cases"]["q2"]["values"] == {"mrr@5": 1.0}  # no llm_relevancy@5 for q2
+
+    result = suite.run(*judge)
+    result.assert_outcomes(passed=1)
+    text = _flat(suite, result)
+    assert "Baseline cannot be read" not in text
+    assert "llm_relevancy@5 not compared with the baseline: case 'q2' has no value of it" in text
+    assert "1 snapshot passed" in text
+    suite.assert_clean(result)
