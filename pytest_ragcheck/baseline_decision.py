@@ -307,15 +307,17 @@ def _check_means(doc: BaselineDoc, current: BaselineDoc) -> None:
     unit = 10.0 ** -min(doc.precision, current.precision) + 1e-9
     own = doc.cases is current.cases  # an unchanged file holds this run's cases, and means
     for name, stored in doc.aggregates.items():
-        mean = current.aggregates.get(name) if own else None
-        # A case without a value of the metric (a judge that abstained on each of its items)
-        # stores none: the mean is over the cases that have one, as the run's was.
-        scored = [values[name] for values in doc.cases.values() if name in values]
-        if mean is None and scored:
-            mean = math.fsum(scored) / len(scored)
-        if mean is not None and abs(stored - mean) > unit:
+        mean, count = (current.aggregates.get(name) if own else None), len(doc.cases)
+        if mean is None:
+            # A case without a value of the metric (a judge that abstained on each of its
+            # items) stores none: the mean is over the cases that have one, as the run's was.
+            scored = [values[name] for values in doc.cases.values() if name in values]
+            if not scored:
+                continue
+            mean, count = math.fsum(scored) / len(scored), len(scored)
+        if abs(stored - mean) > unit:
             raise BaselineError(
                 f"{doc.source}: aggregates[{name!r}] is {stored!r}, but the mean of its "
-                f"{len(scored)} cases is {round(mean, doc.precision)!r} (edited by hand, or "
-                "a merge conflict resolved with one side's aggregates and the other's cases)"
+                f"{count} cases is {round(mean, doc.precision)!r} (edited by hand, or a merge "
+                "conflict resolved with one side's aggregates and the other's cases)"
             )

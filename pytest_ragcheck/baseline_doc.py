@@ -361,7 +361,7 @@ def _values(raw: object, metrics: list[str], *, where: str, fail: Any) -> dict[s
         return raw if list(raw) == metrics else {m: raw[m] for m in metrics}
     if not isinstance(raw, dict):
         raise fail(f"bad {where} (expected an object of metric -> value, got {type(raw).__name__})")
-    missing = [m for m in metrics if m not in raw]  # a case may lack one (a judge abstained)
+    missing = [m for m in metrics if m not in raw]  # a case may lack some (a judge abstained)
     if missing and (where == "aggregates" or len(missing) == len(metrics)):
         raise fail(f"{where} has no value for {', '.join(map(repr, missing))} (listed in metrics)")
     extra = sorted(set(raw) - set(metrics))
