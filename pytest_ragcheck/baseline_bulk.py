@@ -115,8 +115,11 @@ class LazyHits(Mapping[str, tuple[str, ...]]):
     def __getitem__(self, case_id: str) -> tuple[str, ...]:
         start = self._lines[case_id]
         end = self._text.find("\n", start, self._block[1])
-        line = self._text[start : end if end >= 0 else self._block[1]].rstrip(",")
-        entry = json.loads("{" + line + "}")
+        line = self._text[start : end if end >= 0 else self._block[1]].rstrip().rstrip(",")
+        try:  # blanks after the comma (a hand edit) or a case split over lines parse as a block
+            entry = json.loads("{" + line + "}")
+        except ValueError:
+            entry = {}
         if list(entry) != [case_id]:  # not one case per line after all: read the whole block
             entry = json.loads("{" + self._text[self._block[0] : self._block[1]] + "}")
         return tuple(entry[case_id]["hits"])
@@ -178,7 +181,7 @@ def _line_starts(text: str, start: int, end: int) -> list[int]:
 
 
 def _usual(entries: Any, order: tuple[str, ...]) -> bool:
-    """Every entry is ``{"hash": str, "hits": [str...], "values": {metric: finite float}}``."""
+    """Every entry is ``{"hash": str, "hits": [str...], "values": {metric: float in [-1, 1]}}``."""
     entries = list(entries)
     if set(map(type, entries)) != {dict} or set(map(len, entries)) != {3}:
         return False
@@ -192,6 +195,8 @@ def _usual(entries: Any, order: tuple[str, ...]) -> bool:
         and set(map(type, chain.from_iterable(hits))) <= {str}
         and set(map(type, values)) == {dict}
         and set(map(tuple, values)) == {order}
-        and set(map(type, chain.from_iterable(map(dict.values, values)))) == {float}
-        and all(map(math.isfinite, chain.from_iterable(map(dict.values, values))))
+        and set(map(type, scores := list(chain.from_iterable(map(dict.values, values))))) == {float}
+        and all(map(math.isfinite, scores))
+        and min(scores) >= -1.0  # no metric scores outside [-1, 1] (most, outside [0, 1])
+        and max(scores) <= 1.0
     )

@@ -141,15 +141,21 @@ def compare_with_baseline(
         )
 
     sides = Sides(stored, current, match)
-    names = [n for n in current.metrics if n in stored.metrics]
+    ids = match.shared
+    unscored = _unscored([n for n in current.metrics if n in stored.metrics], stored, current, ids)
+    names = [n for n in current.metrics if n in stored.metrics and n not in unscored]
     base_checks = dict(checks) if checks is not None else {}
     specs = {s.name: s for s in result.specs}
-    ids = match.shared
     tests = sides.paired(names, ids)
     level = settings.significance
 
     out_checks: dict[str, MetricCheck] = {}
     notes = _change_notes(stored, current, match)
+    notes += [
+        f"{name} not compared with the baseline: case {case_id!r} has no value of it in the "
+        "baseline or in this run (a judge that left out every item of the case)"
+        for name, case_id in unscored.items()
+    ]
     improved_lines: list[str] = []
     moved: list[str] = []
     worst: tuple[float, str] | None = None
@@ -248,3 +254,23 @@ def _change_notes(stored: BaselineDoc, current: BaselineDoc, match: CaseMatch) -
     if gone:
         notes.append("in the baseline but no longer computed: " + ", ".join(gone))
     return notes
+
+
+def _unscored(
+    names: list[str], stored: BaselineDoc, current: BaselineDoc, ids: Sequence[str]
+) -> dict[str, str]:
+    """Metric -> the first shared case with no value of it on one side.
+
+    A case stores no value of a metric it was not scored on (``judge_disagreement="abstain"``
+    left out each of its items); such a metric cannot be compared case by case.
+    """
+    out: dict[str, str] = {}
+    for doc in (stored, current):
+        if set(map(len, doc.cases.values())) <= {len(doc.metrics)}:
+            continue  # every case has every metric: the usual file
+        for case_id in ids:
+            values = doc.cases[case_id]
+            for name in names:
+                if name not in values and name not in out:
+                    out[name] = case_id
+    return out

@@ -15,6 +15,8 @@ what syrupy does with the file:
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
@@ -196,6 +198,7 @@ def decide_baseline(
         return BaselineDecision(replace(base, status="corrupt", problem=str(stored_text)), stored)
     try:
         stored_doc = BaselineDoc.from_json(stored, source=path, expected=current)
+        _check_means(stored_doc, current)
     except NewerBaselineError as exc:
         verdict.problems.append(
             f"Baseline cannot be read: {exc} (or delete the file and re-run with "
@@ -203,18 +206,21 @@ def decide_baseline(
         )
         return BaselineDecision(replace(base, status="corrupt", problem=str(exc)), stored)
     except BaselineError as exc:
+        known = _left_by_git(stored, path)
+        problem = known[0] if known else str(exc)
         if update:
-            verdict.notes.append(f"replaced an unreadable baseline ({exc})")
+            verdict.notes.append(f"replaced an unreadable baseline ({problem})")
             return BaselineDecision(
-                replace(base, status="updated", values=current.aggregates, problem=str(exc)),
+                replace(base, status="updated", values=current.aggregates, problem=problem),
                 current,
             )
+        fix = known[1] if known else _FIX
         verdict.problems.append(
-            f"Baseline cannot be read: {exc}.\nFix the file, or re-run with --snapshot-update "
-            f"to record a new baseline (`{command}`, and review the diff before committing)."
+            f"Baseline cannot be read: {problem}.\n{fix} "
+            f"(`{command}`, and review the diff before committing)."
         )
         # Not written: syrupy reports the snapshot as failed.
-        return BaselineDecision(replace(base, status="corrupt", problem=str(exc)), current)
+        return BaselineDecision(replace(base, status="corrupt", problem=problem), current)
 
     comparison = compare_with_baseline(
         result,
@@ -252,3 +258,66 @@ def decide_baseline(
         return BaselineDecision(compared, current)  # not written: a failed snapshot
     # Within tolerance: the stored file stays as it is (byte for byte).
     return BaselineDecision(compared, stored)
+
+
+#: What a damaged file's failure suggests, unless git left it (see ``_left_by_git``).
+_FIX = "Fix the file, or re-run with --snapshot-update to record a new baseline"
+#: A line git writes around a conflict (``<<<<<<< HEAD``, ``|||||||``, ``=======``,
+#: ``>>>>>>> branch``); never valid JSON, so a file holding one cannot have been read.
+_CONFLICT_LINE = re.compile(r"^(?:(?:<{7}|\|{7}|>{7})(?: .*)?|={7})$", re.MULTILINE)
+#: How a Git LFS pointer starts: what a checkout that did not fetch LFS files holds instead.
+_LFS_POINTER = "version https://git-lfs.github.com/spec/"
+
+
+def _left_by_git(text: str, path: str) -> tuple[str, str] | None:
+    """What is wrong with a file git left unreadable, and the fix; None for any other file.
+
+    "Not valid JSON; fix the file" would mislead: a merge conflict means two branches both
+    re-recorded the baseline (neither side's numbers, nor a mix, describe the merged code),
+    and a Git LFS pointer means the baseline is fine but was not fetched.
+    """
+    if text.startswith(_LFS_POINTER):
+        return (
+            f"{path}: is a Git LFS pointer, not the baseline (the checkout did not fetch it)",
+            "Fetch it with `git lfs pull` (in CI, check out with LFS enabled), or re-run with "
+            "--snapshot-update to record a new baseline",
+        )
+    found = _CONFLICT_LINE.search(text)
+    if found is None:
+        return None
+    line = text.count("\n", 0, found.start()) + 1
+    return (
+        f"{path}: has unresolved git merge conflict markers (line {line}: {found.group()!r}): "
+        "two branches both re-recorded this baseline",
+        "Do not merge the two sides by hand: re-run with --snapshot-update on the merged "
+        "branch to record it again",
+    )
+
+
+def _check_means(doc: BaselineDoc, current: BaselineDoc) -> None:
+    """Raise :class:`BaselineError` when a stored mean is not the mean of the stored cases.
+
+    While the cases are unchanged the stored means are compared as they are, so a mean edited
+    by hand (or a merge conflict resolved with one side's means and the other's cases) would
+    be compared as if a run had scored it. Both are rounded to the file's decimals, so they
+    may differ by one unit of the last one.
+    """
+    if not doc.cases:
+        return
+    unit = 10.0 ** -min(doc.precision, current.precision) + 1e-9
+    own = doc.cases is current.cases  # an unchanged file holds this run's cases, and means
+    for name, stored in doc.aggregates.items():
+        mean, count = (current.aggregates.get(name) if own else None), len(doc.cases)
+        if mean is None:
+            # A case without a value of the metric (a judge that abstained on each of its
+            # items) stores none: the mean is over the cases that have one, as the run's was.
+            scored = [values[name] for values in doc.cases.values() if name in values]
+            if not scored:
+                continue
+            mean, count = math.fsum(scored) / len(scored), len(scored)
+        if abs(stored - mean) > unit:
+            raise BaselineError(
+                f"{doc.source}: aggregates[{name!r}] is {stored!r}, but the mean of its "
+                f"{count} cases is {round(mean, doc.precision)!r} (edited by hand, or a merge "
+                "conflict resolved with one side's aggregates and the other's cases)"
+            )

@@ -353,16 +353,16 @@ def hits_depth(result: Result, *, max_hits: int) -> int:
 
 
 def _values(raw: object, metrics: list[str], *, where: str, fail: Any) -> dict[str, float]:
-    if (  # the usual case, checked in one pass: every metric, as a finite float, nothing else
+    if (  # the usual case, checked in one pass: every metric, as a float in range, nothing else
         type(raw) is dict
         and len(raw) == len(metrics)
-        and all(type(v := raw.get(m)) is float and math.isfinite(v) for m in metrics)
+        and all(type(v := raw.get(m)) is float and -1.0 <= v <= 1.0 for m in metrics)
     ):
         return raw if list(raw) == metrics else {m: raw[m] for m in metrics}
     if not isinstance(raw, dict):
         raise fail(f"bad {where} (expected an object of metric -> value, got {type(raw).__name__})")
-    missing = [m for m in metrics if m not in raw]
-    if missing:
+    missing = [m for m in metrics if m not in raw]  # a case may lack some (a judge abstained)
+    if missing and (where == "aggregates" or len(missing) == len(metrics)):
         raise fail(f"{where} has no value for {', '.join(map(repr, missing))} (listed in metrics)")
     extra = sorted(set(raw) - set(metrics))
     if extra:
@@ -370,12 +370,12 @@ def _values(raw: object, metrics: list[str], *, where: str, fail: Any) -> dict[s
             f"{where} has values for {', '.join(map(repr, extra))}, which metrics does not list"
         )
     out: dict[str, float] = {}
-    for name in metrics:
+    for name in [m for m in metrics if m in raw]:
         value = raw[name]
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise fail(f"{where}[{name!r}] is {value!r}, expected a number")
-        if not math.isfinite(value):
-            raise fail(f"{where}[{name!r}] is {value!r}; baselines store finite values only")
+        if not -1 <= value <= 1:  # NaN too; no metric scores outside [-1, 1] (most: [0, 1])
+            raise fail(f"{where}[{name!r}] is {value!r}, not a score: finite values only, -1 to 1")
         out[name] = float(value)
     return out
 
