@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from pytest_ragcheck.baseline_doc import DEFAULT_MAX_HITS, BaselineDoc
 from pytest_ragcheck.case_match import CaseMatch, match_cases
 from pytest_ragcheck.checks import CaseChange, MetricCheck, update_command
-from pytest_ragcheck.display import format_value
+from pytest_ragcheck.display import counted, format_value
 from pytest_ragcheck.sides import Sides, judge_change
 from pytest_ragcheck.tag_gate import compare_tags, split_tag
 from pytest_ragcheck.worst import case_changes
@@ -142,25 +142,33 @@ def compare_with_baseline(
 
     sides = Sides(stored, current, match)
     ids = match.shared
-    unscored = _unscored([n for n in current.metrics if n in stored.metrics], stored, current, ids)
-    names = [n for n in current.metrics if n in stored.metrics and n not in unscored]
+    # Each metric on the shared cases with a value of it on both sides: all of them, but for
+    # a case that lacks one (judged@k of a case that errored, a judge metric of a case whose
+    # every item the judge left out).
+    scored = {n: sides.scored(n, ids) for n in current.metrics if n in stored.metrics}
+    names = [n for n, own in scored.items() if own]
+    whole = [n for n in names if scored[n] is ids]
     base_checks = dict(checks) if checks is not None else {}
     specs = {s.name: s for s in result.specs}
-    tests = sides.paired(names, ids)
+    tests = sides.paired(whole, ids)
+    tests.update({n: sides.paired([n], scored[n])[n] for n in names if n not in tests})
     level = settings.significance
 
     out_checks: dict[str, MetricCheck] = {}
     notes = _change_notes(stored, current, match)
     notes += [
-        f"{name} not compared with the baseline: case {case_id!r} has no value of it in the "
-        "baseline or in this run (a judge that left out every item of the case)"
-        for name, case_id in unscored.items()
+        f"{n} compared on the {counted(len(own), 'shared case')} with a value of it in the "
+        "baseline and in this run"
+        if own
+        else f"{n} not compared with the baseline: no shared case has a value of it on both sides"
+        for n, own in scored.items()
+        if own is not ids
     ]
     improved_lines: list[str] = []
     moved: list[str] = []
     worst: tuple[float, str] | None = None
     for name in names:
-        before, after = sides.means(name, ids)
+        before, after = sides.means(name, scored[name])
         check = base_checks.get(name) or MetricCheck(
             name=name,
             value=result.metrics.get(name, after),
@@ -169,7 +177,7 @@ def compare_with_baseline(
         check = replace(
             check,
             compared=None if match.whole else after,
-            detectable=sides.detectable(name, ids, level),
+            detectable=sides.detectable(name, scored[name], level),
         )
         judged = judge_change(
             check,
@@ -193,7 +201,7 @@ def compare_with_baseline(
 
     if settings.per_tag:
         tag_checks, tag_notes, tag_worst = compare_tags(
-            result, sides, names, base_checks, settings, update=update
+            result, sides, whole, base_checks, settings, update=update
         )
         out_checks.update(tag_checks)
         notes.extend(tag_notes)
@@ -254,23 +262,3 @@ def _change_notes(stored: BaselineDoc, current: BaselineDoc, match: CaseMatch) -
     if gone:
         notes.append("in the baseline but no longer computed: " + ", ".join(gone))
     return notes
-
-
-def _unscored(
-    names: list[str], stored: BaselineDoc, current: BaselineDoc, ids: Sequence[str]
-) -> dict[str, str]:
-    """Metric -> the first shared case with no value of it on one side.
-
-    A case stores no value of a metric it was not scored on (``judge_disagreement="abstain"``
-    left out each of its items); such a metric cannot be compared case by case.
-    """
-    out: dict[str, str] = {}
-    for doc in (stored, current):
-        if set(map(len, doc.cases.values())) <= {len(doc.metrics)}:
-            continue  # every case has every metric: the usual file
-        for case_id in ids:
-            values = doc.cases[case_id]
-            for name in names:
-                if name not in values and name not in out:
-                    out[name] = case_id
-    return out

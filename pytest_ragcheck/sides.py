@@ -36,6 +36,8 @@ class Sides:
     #: ``id`` of the side's cases: an unchanged baseline shares them), and each shared case's
     #: row (by ``None``).
     _read: dict[int | None, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: Whether each side's every case has every metric (by the ``id`` of its cases).
+    _complete: dict[int, bool] = field(default_factory=dict, repr=False, compare=False)
 
     def values(self, doc: BaselineDoc, name: str, ids: Sequence[str]) -> Any:
         """``doc``'s values of ``name`` over ``ids`` (a numpy array, in the order of ``ids``)."""
@@ -49,6 +51,22 @@ class Sides:
         if rows is None:
             rows = self._read[None] = {case_id: n for n, case_id in enumerate(shared)}
         return columns[name][[rows[i] for i in ids]]
+
+    def scored(self, name: str, ids: Sequence[str]) -> Sequence[str]:
+        """The cases of ``ids`` that have a value of ``name`` on both sides (``ids`` itself
+        when all do). A case can lack one: ``judged@k`` of a case that errored, a judge
+        metric of a case whose every item the judge left out (``judge_disagreement``)."""
+        docs = [d for d in (self.stored, self.current) if not self._all_scored(d)]
+        if not docs:
+            return ids
+        return [i for i in ids if all(name in d.cases[i] for d in docs)]
+
+    def _all_scored(self, doc: BaselineDoc) -> bool:
+        known = self._complete.get(id(doc.cases))
+        if known is None:
+            width = len(doc.metrics)
+            known = self._complete[id(doc.cases)] = set(map(len, doc.cases.values())) <= {width}
+        return known
 
     def means(self, name: str, ids: Sequence[str]) -> tuple[float, float]:
         """Both sides' means over ``ids``, rounded like stored values.
@@ -91,7 +109,8 @@ class Sides:
 def _columns(
     cases: Mapping[str, Mapping[str, float]], names: Sequence[str], ids: Sequence[str]
 ) -> dict[str, Any]:
-    """Per metric of ``names`` that every case of ``ids`` has, its values over ``ids``."""
+    """Per metric of ``names``, its values over ``ids`` (NaN where a case has none: read only
+    over :meth:`Sides.scored` cases)."""
     import numpy as np
 
     rows = list(map(cases.__getitem__, ids))
@@ -100,7 +119,7 @@ def _columns(
         try:
             out[name] = np.fromiter(map(itemgetter(name), rows), dtype=np.float64, count=len(rows))
         except KeyError:
-            continue
+            out[name] = np.array([row.get(name, math.nan) for row in rows], dtype=np.float64)
     return out
 
 

@@ -35,7 +35,7 @@ def case_changes(
     """
     higher = check.higher_is_better
     drops: list[tuple[float, int, str]] = []
-    for position, case_id in enumerate(sides.match.shared):
+    for position, case_id in enumerate(sides.scored(name, sides.match.shared)):
         old = sides.stored.cases[case_id][name]
         new = sides.current.cases[case_id][name]
         worse_by = old - new if higher else new - old

@@ -6,6 +6,7 @@ Each test runs real pytest sessions on a small project and checks what the user 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from harness import SERIAL_ONLY, Suite, ragcheck_module
@@ -239,6 +240,24 @@ def test_a_baseline_with_a_case_the_judge_abstained_on_is_read_back(suite, judge
     result.assert_outcomes(passed=1)
     text = _flat(suite, result)
     assert "Baseline cannot be read" not in text
-    assert "llm_relevancy@5 not compared with the baseline: case 'q2' has no value of it" in text
+    assert (
+        "llm_relevancy@5 compared on the 1 shared case with a value of it in the baseline and "
+        "in this run" in text
+    )
     assert "1 snapshot passed" in text
     suite.assert_clean(result)
+
+    # ... and compared there: q1 losing its relevant chunk is a regression
+    suite.retriever(
+        {
+            "what is alpha": [{"id": "d2", "text": "d2 [g=0]"}],
+            "what is delta": [
+                {"id": "e1", "text": "e1 [g=2] [wobble]"},
+                {"id": "e2", "text": "e2 [g=0] [wobble]"},
+            ],
+        }
+    )
+    worse = suite.run(*judge)
+    worse.assert_outcomes(failed=1)
+    text = _flat(suite, worse)
+    assert re.search(r"llm_relevancy@5 +0\.000 +0\.500 +−0\.500 .*regressed", text), text
