@@ -30,6 +30,10 @@ def run_blocking(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        running = False
+    else:
+        running = True
+    if not running:  # run outside the ``except``: the coroutine's errors must not chain to it
         with asyncio.Runner(loop_factory=asyncio.new_event_loop) as runner:
             return runner.run(factory())
     box: dict[str, Any] = {}
