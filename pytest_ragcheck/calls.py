@@ -5,7 +5,8 @@ queries per call) both call through here, so a call means the same either way: i
 (``time.perf_counter``, lazy hits included: a generator is read inside the call, against
 ``timeout``); an exception, ``sys.exit()`` and ``pytest.skip()`` included, is the call's
 error, with a traceback from the user's code down; a call that outlives ``timeout``, or
-swallows the cancellation that enforces it, timed out; Ctrl-C stops the run. What a call
+swallows the cancellation that enforces it, timed out; Ctrl-C stops the run, and
+``pytest.exit()`` the session, as in any test. What a call
 returned is handed with its wall and CPU time to the caller's ``read``: :func:`finish` reads
 it as a query's hits, a batch as one hit list per query.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -28,7 +30,16 @@ from pytest_ragcheck.errors import exception_message
 from pytest_ragcheck.hits import Hit, normalize_hits
 from pytest_ragcheck.retrievers import ResolvedRetriever
 
-__all__ = ["Read", "RetrievalOutcome", "call_async", "call_sync", "failed", "finish", "timed_out"]
+__all__ = [
+    "Read",
+    "RetrievalOutcome",
+    "call_async",
+    "call_sync",
+    "failed",
+    "finish",
+    "stops_session",
+    "timed_out",
+]
 
 _TRACEBACK_FRAMES = 12
 _ERROR_WIDTH = 300
@@ -99,8 +110,19 @@ def _user_traceback(exc: BaseException) -> str:
     return "".join(lines).rstrip()
 
 
+def stops_session(exc: BaseException) -> bool:
+    """Whether ``exc`` is ``pytest.exit()``'s: it means "stop the session now", in a retriever
+    as in a test. Looked up, not imported: this core does not import pytest."""
+    outcomes = sys.modules.get("_pytest.outcomes")
+    return outcomes is not None and isinstance(exc, outcomes.Exit)
+
+
 def failed(exc: BaseException, latency_ms: float | None) -> RetrievalOutcome:
-    """The outcome of a call that raised ``exc``."""
+    """The outcome of a call that raised ``exc``. ``pytest.exit()`` is raised on instead,
+    wherever the call ran: a worker thread hands it to the calling thread, which ends the run
+    (:func:`pytest_ragcheck.threads.run_on_threads`)."""
+    if stops_session(exc):
+        raise exc
     return RetrievalOutcome(
         [], latency_ms=latency_ms, error=_error_line(exc), traceback=_user_traceback(exc)
     )
@@ -125,6 +147,9 @@ def finish(
         answer, raw = (None, raw) if type(raw) is list else split_output(raw)
         hits, duplicates = normalize_hits(raw, id_key=options.id_key)
     except TypeError as exc:  # its ``__cause__``: a hit whose own code raised, where it did
+        cause = exc.__cause__
+        if cause is not None and stops_session(cause):
+            raise cause from None
         tb = None if exc.__cause__ is None else _user_traceback(exc.__cause__)
         return _outcome(([], 0, latency_ms, f"TypeError: {exc}", tb, False, cpu_ms, None))
     except Exception as exc:  # the user's object raised while it was read (a property, a mapping)
