@@ -25,7 +25,7 @@ from typing import NamedTuple, TypeVar
 from pytest_ragcheck import retrievers
 from pytest_ragcheck.aio import LazyTimeout, await_value, read_async, read_lazy, run_blocking
 from pytest_ragcheck.answers.output import Answer, split_output
-from pytest_ragcheck.concurrency import RunOptions
+from pytest_ragcheck.concurrency import Contention, RunOptions
 from pytest_ragcheck.errors import exception_message
 from pytest_ragcheck.hits import Hit, normalize_hits
 from pytest_ragcheck.retrievers import ResolvedRetriever
@@ -171,10 +171,13 @@ def call_sync(
     read: Read[T],
     share: int = 1,
     cpu: bool = False,
+    seen: Contention | None = None,
 ) -> T | RetrievalOutcome:
     """Call a sync retriever with ``argument`` (a query, or a batch of ``share`` queries) and
-    ``read`` what it returned; ``cpu``: measure the process's CPU time during the call. A
-    failed or timed-out call is its outcome, its latency each query's share."""
+    ``read`` what it returned; ``cpu``: measure the process's CPU time during the call, and
+    ``seen`` what the machine's load left this thread of a core. A failed or timed-out call
+    is its outcome, its latency each query's share."""
+    before = None if seen is None else seen.start()
     start = time.perf_counter()
     cpu_start = time.process_time() if cpu else 0.0
     try:
@@ -194,6 +197,8 @@ def call_sync(
         return failed(exc, _ms(start) / share)
     latency_ms = _ms(start)
     cpu_ms = (time.process_time() - cpu_start) * 1000.0 if cpu else None
+    if seen is not None:
+        seen.add(before)
     return read(raw, latency_ms, cpu_ms, options)
 
 
@@ -203,8 +208,10 @@ async def call_async(
     options: RunOptions,
     read: Read[T],
     share: int = 1,
+    seen: Contention | None = None,
 ) -> T | RetrievalOutcome:
     """:func:`call_sync` for an async retriever, on the running loop: ``timeout`` cancels it."""
+    before = None if seen is None else seen.start()
     start = time.perf_counter()
     cpu_start = time.process_time()
     scope = asyncio.timeout(options.timeout)  # no deadline when None
@@ -225,4 +232,7 @@ async def call_async(
         return failed(exc, _ms(start) / share)
     if options.timeout is not None and scope.expired():  # it swallowed the cancellation
         return timed_out(options.timeout, share)
-    return read(raw, _ms(start), (time.process_time() - cpu_start) * 1000.0, options)
+    latency_ms, cpu_ms = _ms(start), (time.process_time() - cpu_start) * 1000.0
+    if seen is not None:
+        seen.add(before)
+    return read(raw, latency_ms, cpu_ms, options)

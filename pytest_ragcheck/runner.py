@@ -31,9 +31,9 @@ from pytest_ragcheck.concurrency import (
     AUTO,
     PROBE_CALLS,
     ConcurrencyChoice,
+    Contention,
     RunOptions,
     choose,
-    cpu_available,
 )
 from pytest_ragcheck.retrievers import ACCEPTED_RETRIEVERS, ResolvedRetriever, resolve_retriever
 from pytest_ragcheck.threads import MAX_TIMEOUT, Progress, run_on_threads
@@ -70,13 +70,16 @@ class RetrievalRun:
 
 
 def _call_on_worker(
-    resolved: ResolvedRetriever, options: RunOptions, cpu: bool, query: str
+    resolved: ResolvedRetriever,
+    options: RunOptions,
+    seen: Contention | None,
+    query: str,
 ) -> RetrievalOutcome:
     """One call (:func:`~pytest_ragcheck.calls.call_sync`) where nothing may escape: on a
     worker thread, even a ``KeyboardInterrupt`` raised by the retriever itself is only that
     case's error."""
     try:
-        return call_sync(resolved, query, options, finish, 1, cpu)
+        return call_sync(resolved, query, options, finish, 1, seen is not None, seen)
     except BaseException as exc:
         return failed(exc, None)
 
@@ -91,20 +94,22 @@ def _run_sync_with(
     workers: int,
     progress: Progress | None,
     *,
-    cpu: bool = False,
+    seen: Contention | None = None,
 ) -> list[RetrievalOutcome]:
+    """``seen``: measure each call's CPU time (``cpu_ms``) and the thread's share of a core."""
+    cpu = seen is not None
     if workers == 1 and options.timeout is None:
         # In the calling thread: the escape hatch for retrievers bound to their creating thread
         # (e.g. sqlite3 connections) or not thread-safe.
         if progress is None:
-            return [call_sync(resolved, query, options, finish, 1, cpu) for query in queries]
+            return [call_sync(resolved, q, options, finish, 1, cpu, seen) for q in queries]
         outcomes = []
         for done, query in enumerate(queries, 1):
-            outcomes.append(call_sync(resolved, query, options, finish, 1, cpu))
+            outcomes.append(call_sync(resolved, query, options, finish, 1, cpu, seen))
             progress(done, len(queries))
         return outcomes
     return run_on_threads(
-        functools.partial(_call_on_worker, resolved, options, cpu),
+        functools.partial(_call_on_worker, resolved, options, seen),
         queries,
         concurrency=workers,
         timeout=options.timeout,
@@ -113,14 +118,14 @@ def _run_sync_with(
     )
 
 
-def _choice(measured: Sequence[RetrievalOutcome]) -> ConcurrencyChoice:
+def _choice(measured: Sequence[RetrievalOutcome], seen: Contention) -> ConcurrencyChoice:
     """``"auto"``'s decision from the calls that ran one at a time."""
     calls = [
         (o.latency_ms, o.cpu_ms)
         for o in measured
         if o.ok and o.latency_ms is not None and o.cpu_ms is not None
     ]
-    return choose(calls, available=cpu_available())
+    return choose(calls, available=seen.available())
 
 
 def _run_sync(
@@ -134,8 +139,9 @@ def _run_sync(
         outcomes = _run_sync_with(resolved, queries, options, workers, progress)
         return outcomes, ConcurrencyChoice(workers, False)
     total = len(queries)
-    first = _run_sync_with(resolved, queries[:PROBE_CALLS], options, 1, progress, cpu=True)
-    choice = _choice(first)
+    seen = Contention()
+    first = _run_sync_with(resolved, queries[:PROBE_CALLS], options, 1, progress, seen=seen)
+    choice = _choice(first, seen)
     if total <= PROBE_CALLS:
         return first, choice
 
@@ -157,9 +163,12 @@ async def _run_async(
     results: list[RetrievalOutcome | None] = [None] * total
     done = 0
 
-    async def call(index: int) -> None:
+    seen = Contention()
+
+    async def call(index: int, probe: bool = False) -> None:
         nonlocal done
-        results[index] = await call_async(resolved, queries[index], options, finish)
+        measure = seen if probe else None
+        results[index] = await call_async(resolved, queries[index], options, finish, 1, measure)
         done += 1
         if progress is not None:
             progress(done, total)
@@ -167,8 +176,8 @@ async def _run_async(
     if options.concurrency == AUTO:  # measured one at a time, like sync retrievers
         probe = min(PROBE_CALLS, total)
         for index in range(probe):
-            await call(index)
-        choice = _choice([o for o in results[:probe] if o is not None])
+            await call(index, probe=True)
+        choice = _choice([o for o in results[:probe] if o is not None], seen)
     else:
         probe, choice = 0, ConcurrencyChoice(int(options.concurrency), False)
     await run_bounded(call, range(probe, total), min(choice.workers, total))

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pytest_ragcheck import concurrency
 from pytest_ragcheck.batches import run_batches
 from pytest_ragcheck.runner import RetrievalOutcome, RunOptions, arun_cases, run_cases
 from pytest_ragcheck.threads import run_on_threads
@@ -203,3 +204,55 @@ def test_a_failed_call_has_its_latency_and_a_traceback_from_the_users_code(
     assert traceback is not None
     assert "boom" in traceback
     assert "pytest_ragcheck" not in traceback, traceback  # starts at the user's frame
+
+
+# ----------------------------------------------------------------- what "auto" sees of the load
+
+
+def test_contention_is_the_share_of_a_core_the_measuring_thread_got(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A machine loaded all at once: the load average, a minute behind, still says idle, but
+    the thread that ran the measured calls waited 9 ms for a CPU for each 1 ms on one."""
+    monkeypatch.setattr(concurrency, "cpu_available", lambda: 1.0)
+    times = iter([(0.0, 0.0), (4.0, 36.0), (4.0, 36.0), (8.0, 72.0)])
+    monkeypatch.setattr(concurrency, "_thread_times", lambda: next(times))
+    seen = concurrency.Contention()
+    for _ in range(2):
+        seen.add(seen.start())
+    assert seen.available() == pytest.approx(0.1)
+    calls = [(40.0, 4.0), (40.0, 4.0), (40.0, 4.0)]  # 10 % of each call on the CPU
+    assert concurrency.choose(calls, available=seen.available()).workers == 1
+    assert concurrency.choose(calls, available=1.0).workers == concurrency.AUTO_WORKERS
+
+
+def test_contention_falls_back_to_the_load_average(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(concurrency, "cpu_available", lambda: 0.25)
+    waiting = concurrency.Contention()  # calls that slept: too little time runnable to tell
+    waiting.on_cpu, waiting.waiting = 0.3, 0.2
+    assert waiting.available() == 0.25
+    monkeypatch.setattr(concurrency, "_thread_times", lambda: None)  # not Linux
+    unknown = concurrency.Contention()
+    unknown.add(unknown.start())
+    assert unknown.available() == 0.25
+    monkeypatch.undo()
+    idle = concurrency.Contention()
+    idle.on_cpu = 50.0
+    assert idle.available() == 1.0
+
+
+def test_auto_measures_the_thread_that_runs_the_calls() -> None:
+    """On Linux, the busy thread's own wait: whether the calls ran on a worker thread (the
+    default timeout) or in the calling thread."""
+    if concurrency._thread_times() is None:
+        pytest.skip("the system does not say how long a thread waited for a CPU")
+
+    def busy(query: str) -> list[str]:
+        end = time.thread_time() + 0.004
+        while time.thread_time() < end:
+            pass
+        return ["d1"]
+
+    for timeout in (5.0, None):
+        run = run_cases(busy, QUERIES[:5], RunOptions(k=1, concurrency="auto", timeout=timeout))
+        assert run.concurrency.workers == 1, run.concurrency
