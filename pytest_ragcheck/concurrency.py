@@ -11,7 +11,7 @@ same way, since many frameworks' async methods run the sync code in an executor)
 Process CPU time rather than the calling thread's: native libraries compute on threads of
 their own. On a machine busy with other processes a CPU-bound call gets only part of a core,
 so the share is divided by what a busy thread can get now: measured where Linux tells how long
-the calling thread waited for a CPU during the measured calls (:class:`Contention`), else
+the thread running the measured calls waited for a CPU during them (:class:`Contention`), else
 cores / load average (at most 1), which lags by a minute behind a machine loaded all at once;
 waiting calls use a few percent whatever the load.
 
@@ -127,7 +127,8 @@ class Contention:
 
 def choose(calls: Sequence[tuple[float, float]], *, available: float = 1.0) -> ConcurrencyChoice:
     """The choice for a sync retriever from measured ``(wall ms, process CPU ms)`` calls;
-    ``available`` is :func:`cpu_available` when they ran."""
+    ``available``: the share of a core a busy thread got while they ran
+    (:meth:`Contention.available`)."""
     measured = list(calls[1:] if len(calls) > 1 else calls)  # the first call warms caches up
     if not measured:
         return ConcurrencyChoice(AUTO_WORKERS, True, "no successful call to measure")
