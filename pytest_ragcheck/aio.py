@@ -30,6 +30,10 @@ def run_blocking(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        running = False
+    else:
+        running = True
+    if not running:  # run outside the ``except``: the coroutine's errors must not chain to it
         with asyncio.Runner(loop_factory=asyncio.new_event_loop) as runner:
             return runner.run(factory())
     box: dict[str, Any] = {}
@@ -54,14 +58,21 @@ async def run_bounded(
     call: Callable[[int], Awaitable[None]], indices: Iterable[int], workers: int
 ) -> None:
     """Await ``call(i)`` for every index, at most ``workers`` at a time: the workers share one
-    iterator, so a slow call holds back only its own worker."""
+    iterator, so a slow call holds back only its own worker. A call that raises (``pytest.exit()``)
+    cancels the others: on the caller's own loop they would run on."""
     shared = iter(indices)
 
     async def worker() -> None:
         for index in shared:
             await call(index)
 
-    await asyncio.gather(*(worker() for _ in range(workers)))
+    tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        raise
 
 
 #: Lazy hits read per check of the deadline (see :func:`read_lazy`).

@@ -11,33 +11,24 @@ Batches run one at a time unless ``concurrency`` is a number.
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import inspect
 import numbers
-import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_ragcheck.aio import (
-    LazyTimeout,
-    await_value,
-    read_async,
-    read_lazy,
-    run_blocking,
-    run_bounded,
+from pytest_ragcheck.aio import run_blocking, run_bounded
+from pytest_ragcheck.calls import (
+    RetrievalOutcome,
+    call_async,
+    call_sync,
+    failed,
+    finish,
+    timed_out,
 )
 from pytest_ragcheck.collector import settling
-from pytest_ragcheck.concurrency import AUTO, ConcurrencyChoice
+from pytest_ragcheck.concurrency import AUTO, ConcurrencyChoice, RunOptions
 from pytest_ragcheck.retrievers import ResolvedRetriever, resolve_batch_retriever
-from pytest_ragcheck.runner import (
-    RetrievalOutcome,
-    RetrievalRun,
-    RunOptions,
-    _failed,
-    _finish,
-    _timed_out,
-)
+from pytest_ragcheck.runner import RetrievalRun
 from pytest_ragcheck.threads import Progress, run_on_threads
 
 __all__ = ["run_batches"]
@@ -105,14 +96,14 @@ def _done(
     total: int,
     raw: object,
     batch_ms: float,
-    cpu_ms: float,
+    cpu_ms: float | None,
     options: RunOptions,
 ) -> _Done:
     n = len(batch.queries)
     try:
         lists = _hit_lists(raw)
     except Exception as exc:  # a generator of hit lists that raised while it was read
-        return _every(batch, _with_where(_failed(exc, batch_ms / n), batch.where(total)))
+        return _every(batch, _with_where(failed(exc, batch_ms / n), batch.where(total)))
     if lists is None:
         got = type(raw).__name__
     elif lists and _one_hit(lists[0]):  # one query's answer: a retriever not written for batches?
@@ -125,51 +116,40 @@ def _done(
             "it must return one hit list per query, in query order"
         )
         return _every(batch, RetrievalOutcome([], latency_ms=batch_ms / n, error=error))
-    per_ms, per_cpu = batch_ms / n, cpu_ms / n
+    per_ms, per_cpu = batch_ms / n, None if cpu_ms is None else cpu_ms / n
     outcomes = [
-        _finish(h, per_ms, options.id_key, per_cpu)
+        finish(h, per_ms, per_cpu, options)
         if not isinstance(h, Iterator)
-        else _lazy(h, per_ms, options.id_key, per_cpu)
+        else _lazy(h, per_ms, per_cpu, options)
         for h in lists
     ]
     return _Done(outcomes, batch_ms)
 
 
 def _lazy(
-    hits: Iterator[object], per_ms: float, id_key: str | None, per_cpu: float
+    hits: Iterator[object], per_ms: float, per_cpu: float | None, options: RunOptions
 ) -> RetrievalOutcome:
     """One query's lazy hits (a generator), read now: an error while reading them is that
     case's error only."""
     try:
         read = list(hits)
     except Exception as exc:
-        return _failed(exc, per_ms)
-    return _finish(read, per_ms, id_key, per_cpu)
+        return failed(exc, per_ms)
+    return finish(read, per_ms, per_cpu, options)
+
+
+def _of_batch(done: _Done | RetrievalOutcome, batch: _Batch, total: int) -> _Done:
+    """A batch's outcomes: as read from its call, or the call's error for every case in it."""
+    return done if isinstance(done, _Done) else _every(batch, _with_where(done, batch.where(total)))
 
 
 def _call_sync(
     resolved: ResolvedRetriever, options: RunOptions, total: int, batch: _Batch
 ) -> _Done:
-    start = time.perf_counter()
-    cpu_start = time.process_time()
-    try:
-        # a copy: a retriever that drains or extends its list must not change the batch
-        raw = resolved.call(list(batch.queries), options.k)
-        if inspect.isawaitable(raw) or hasattr(raw, "__aiter__"):  # an async generator too
-            awaitable = raw if inspect.isawaitable(raw) else read_async(raw)
-            raw = run_blocking(functools.partial(await_value, awaitable))
-        elif isinstance(raw, Iterator):  # hit lists read inside the call, and timed
-            raw = read_lazy(raw, start, options.timeout)
-    except LazyTimeout:  # the worker got there before the watching thread: the same outcome
-        timed_out = _timed_out(options.timeout or 0.0, len(batch.queries))
-        return _every(batch, _with_where(timed_out, batch.where(total)))
-    except BaseException as exc:  # SystemExit, pytest.skip(): the batch's error (not Ctrl-C)
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        failed = _failed(exc, (time.perf_counter() - start) * 1000.0 / len(batch.queries))
-        return _every(batch, _with_where(failed, batch.where(total)))
-    batch_ms = (time.perf_counter() - start) * 1000.0
-    return _done(batch, total, raw, batch_ms, (time.process_time() - cpu_start) * 1000.0, options)
+    # a copy: a retriever that drains or extends its list must not change the batch
+    queries = list(batch.queries)
+    read = functools.partial(_done, batch, total)
+    return _of_batch(call_sync(resolved, queries, options, read, len(queries), True), batch, total)
 
 
 def _call_on_worker(
@@ -178,38 +158,15 @@ def _call_on_worker(
     try:
         return _call_sync(resolved, options, total, batch)
     except BaseException as exc:  # on a worker thread nothing may escape
-        return _every(batch, _with_where(_failed(exc, None), batch.where(total)))
+        return _every(batch, _with_where(failed(exc, None), batch.where(total)))
 
 
 async def _call_async(
     resolved: ResolvedRetriever, options: RunOptions, total: int, batch: _Batch
 ) -> _Done:
-    start = time.perf_counter()
-    cpu_start = time.process_time()
-    scope = asyncio.timeout(options.timeout)
-    try:
-        async with scope:
-            raw = resolved.call(list(batch.queries), options.k)  # a copy, as for sync ones
-            if inspect.isawaitable(raw):
-                raw = await raw
-            raw = await read_async(raw, start, options.timeout)
-    except TimeoutError as exc:
-        late = options.timeout is not None and time.perf_counter() - start > options.timeout
-        if options.timeout is not None and (scope.expired() or late):  # late: lazy hits' read
-            return _every(
-                batch,
-                _with_where(_timed_out(options.timeout, len(batch.queries)), batch.where(total)),
-            )
-        return _every(batch, _with_where(_failed(exc, None), batch.where(total)))
-    except BaseException as exc:  # SystemExit, pytest.skip(): the batch's error
-        if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
-            raise
-        return _every(batch, _with_where(_failed(exc, None), batch.where(total)))
-    if options.timeout is not None and scope.expired():  # it swallowed the cancellation
-        timed_out = _timed_out(options.timeout, len(batch.queries))
-        return _every(batch, _with_where(timed_out, batch.where(total)))
-    batch_ms = (time.perf_counter() - start) * 1000.0
-    return _done(batch, total, raw, batch_ms, (time.process_time() - cpu_start) * 1000.0, options)
+    queries = list(batch.queries)  # a copy, as for sync ones
+    read = functools.partial(_done, batch, total)
+    return _of_batch(await call_async(resolved, queries, options, read, len(queries)), batch, total)
 
 
 def _run_sync(
@@ -238,9 +195,7 @@ def _run_sync(
     return [
         r
         if r.outcomes
-        else _every(
-            b, _with_where(_timed_out(options.timeout or 0, len(b.queries)), b.where(total))
-        )
+        else _every(b, _with_where(timed_out(options.timeout or 0, len(b.queries)), b.where(total)))
         for b, r in zip(batches, results, strict=True)
     ]
 

@@ -10,7 +10,9 @@ same way, since many frameworks' async methods run the sync code in an executor)
 
 Process CPU time rather than the calling thread's: native libraries compute on threads of
 their own. On a machine busy with other processes a CPU-bound call gets only part of a core,
-so the share is divided by what a busy thread can get now (cores / load average, at most 1);
+so the share is divided by what a busy thread can get now: measured where Linux tells how long
+the thread running the measured calls waited for a CPU during them (:class:`Contention`), else
+cores / load average (at most 1), which lags by a minute behind a machine loaded all at once;
 waiting calls use a few percent whatever the load.
 
 :class:`RunOptions` holds what every call of a run shares, concurrency and timeout checked
@@ -34,6 +36,7 @@ __all__ = [
     "PROBE_CALLS",
     "Concurrency",
     "ConcurrencyChoice",
+    "Contention",
     "RunOptions",
     "choose",
     "cpu_available",
@@ -78,9 +81,54 @@ def cpu_available() -> float:
     return min(1.0, cores / load) if load > 0 else 1.0
 
 
+def _thread_times() -> tuple[float, float] | None:
+    """This thread's time on a CPU and runnable but waiting for one (ms), from Linux's
+    ``schedstat``; ``None`` where the system does not say."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as file:
+            on_cpu, waiting = file.read().split()[:2]
+        return int(on_cpu) / 1e6, int(waiting) / 1e6
+    except (OSError, ValueError):
+        return None
+
+
+class Contention:
+    """How much of a core the threads running ``"auto"``'s measured calls got while they
+    wanted one: what a busy thread can get now, seen rather than estimated."""
+
+    #: Less time runnable than this (ms; waiting calls) says too little: the load average.
+    MIN_RUNNABLE_MS = 5.0
+
+    def __init__(self) -> None:
+        self.on_cpu = self.waiting = 0.0
+        self.known = True
+
+    def start(self) -> tuple[float, float] | None:
+        """Call before a measured call, in its thread; hand the value to :meth:`add`."""
+        return _thread_times()
+
+    def add(self, before: tuple[float, float] | None) -> None:
+        """Count the call since ``before`` (its thread's times), in the same thread."""
+        after = _thread_times()
+        if before is None or after is None:
+            self.known = False
+            return
+        self.on_cpu += after[0] - before[0]
+        self.waiting += after[1] - before[1]
+
+    def available(self) -> float:
+        """The share of a core a runnable thread got (1.0 when it never waited), or
+        :func:`cpu_available` when unknown."""
+        runnable = self.on_cpu + self.waiting
+        if not self.known or runnable < self.MIN_RUNNABLE_MS:
+            return cpu_available()
+        return min(1.0, self.on_cpu / runnable)
+
+
 def choose(calls: Sequence[tuple[float, float]], *, available: float = 1.0) -> ConcurrencyChoice:
     """The choice for a sync retriever from measured ``(wall ms, process CPU ms)`` calls;
-    ``available`` is :func:`cpu_available` when they ran."""
+    ``available``: the share of a core a busy thread got while they ran
+    (:meth:`Contention.available`)."""
     measured = list(calls[1:] if len(calls) > 1 else calls)  # the first call warms caches up
     if not measured:
         return ConcurrencyChoice(AUTO_WORKERS, True, "no successful call to measure")

@@ -87,6 +87,7 @@ class _ThreadRun(Generic[A, T]):
         self.all_done = threading.Event()
         self.spawned = 0
         self.stopped = False
+        self.error: BaseException | None = None  # what a call raised: it ends the run
 
     def _spawn(self) -> None:
         self.spawned += 1
@@ -114,7 +115,12 @@ class _ThreadRun(Generic[A, T]):
             if index >= total or self.stopped:
                 return
             running[index] = clock()
-            result = call(items[index])
+            try:
+                result = call(items[index])
+            except BaseException as exc:  # raised in the calling thread, which stops the run
+                self.error, self.stopped = exc, True
+                self.all_done.set()
+                return
             if pop(index, None) is None:
                 return  # recorded as timed out; a replacement worker took this slot
             results[index] = result
@@ -152,6 +158,8 @@ class _ThreadRun(Generic[A, T]):
                         reported = done
         finally:
             self.stopped = True
+        if self.error is not None:
+            raise self.error
         if self.progress is not None and reported != self.total and self.total:
             self.progress(self.total, self.total)
         return [result for result in self.results if result is not None]
@@ -180,8 +188,9 @@ def run_on_threads(
     """``[call(item) for item in items]`` on at most ``concurrency`` daemon threads, in order.
 
     A call still running after ``timeout`` seconds is abandoned and its result is
-    ``timed_out(timeout)``. ``call`` must not raise: an exception would end its worker thread and the
-    item would never finish, so the caller turns errors into results.
+    ``timed_out(timeout)``. The caller turns the errors of single items into results: an
+    exception that escapes ``call`` (``pytest.exit()``) ends the run, no item starts after it,
+    and it is raised here.
     """
     return _ThreadRun(
         call,
