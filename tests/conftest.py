@@ -6,6 +6,7 @@ run (``[]`` or ``["-n", "2"]``); see ``tests/harness.py`` for what ``suite`` can
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Iterator
 
@@ -31,6 +32,13 @@ import pytest_ragcheck.guard
 import pytest_ragcheck.policy
 import pytest_ragcheck.report.files
 import pytest_ragcheck.report.terminal  # noqa: F401
+
+# Tests that send a real SIGINT need processes that turn it into KeyboardInterrupt. A shell
+# starts a background job (`cmd &` without job control) with SIGINT ignored, and an ignored
+# signal stays ignored in every process started from it: handled here, pytest's subprocesses
+# start with the default disposition, and Python's own Ctrl-C handling, again.
+if sys.platform != "win32" and signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
