@@ -77,8 +77,12 @@ class RagcheckSnapshotExtension(SingleFileSnapshotExtension):
             return None
         except OSError as exc:
             return UnreadableText(f"{type(exc).__name__}: {exc.strerror or exc}")
-        # A byte-order mark (an editor on Windows) is no content, like a CRLF checkout's \r.
-        text = raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
+        # A byte-order mark (an editor on Windows) is no content, like a CRLF checkout's \r;
+        # one of UTF-16's says how to read the file (Windows PowerShell's ``>`` writes it).
+        utf16 = raw[:2] in (b"\xff\xfe", b"\xfe\xff")
+        text = (raw if utf16 else raw.removeprefix(b"\xef\xbb\xbf")).decode(
+            "utf-16" if utf16 else "utf-8", errors="replace"
+        )
         # The same newline handling as a text-mode read (a checkout may have CRLF endings).
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         _LAST_READ.clear()

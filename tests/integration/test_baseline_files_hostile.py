@@ -261,3 +261,24 @@ def test_a_baseline_with_a_case_the_judge_abstained_on_is_read_back(suite, judge
     worse.assert_outcomes(failed=1)
     text = _flat(suite, worse)
     assert re.search(r"llm_relevancy@5 +0\.000 +0\.500 +−0\.500 .*regressed", text), text
+
+
+@SERIAL_ONLY
+def test_a_baseline_saved_as_utf16_is_read(suite, run_mode) -> None:
+    """Windows PowerShell's ``>`` and ``Out-File`` write UTF-16 with a byte-order mark: the
+    baseline is the same numbers, compared as such (it was "not valid JSON")."""
+    suite.make(ragcheck_module('"golden.jsonl", k=5'))
+    text = _record(suite, suite.PERFECT)
+    path: Path = suite.path / SNAPSHOT
+    path.write_bytes(text.replace("\n", "\r\n").encode("utf-16"))  # BOM, little-endian here
+    saved = path.read_bytes()
+    suite.retriever(suite.PERFECT)
+    suite.run(*run_mode).assert_outcomes(passed=1)
+    assert path.read_bytes() == saved  # unchanged, so kept as it is
+    suite.retriever(suite.WORSE)
+    worse = suite.run(*run_mode)
+    worse.assert_outcomes(failed=1)
+    assert "regressed" in _flat(suite, worse)
+    assert "Baseline cannot be read" not in _flat(suite, worse)
+    suite.run("--snapshot-update", *run_mode).assert_outcomes(passed=1)
+    assert path.read_bytes().startswith(b"{")  # re-recorded as UTF-8
