@@ -30,12 +30,15 @@ def run_blocking(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        running = False
+        pass  # no loop here: run below, outside the ``except`` (its errors must not chain to it)
     else:
-        running = True
-    if not running:  # run outside the ``except``: the coroutine's errors must not chain to it
-        with asyncio.Runner(loop_factory=asyncio.new_event_loop) as runner:
-            return runner.run(factory())
+        return _on_helper_thread(factory)
+    with asyncio.Runner(loop_factory=asyncio.new_event_loop) as runner:
+        return runner.run(factory())
+
+
+def _on_helper_thread(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """:func:`run_blocking` from inside a running loop: a fresh loop on a helper thread."""
     box: dict[str, Any] = {}
 
     def target() -> None:

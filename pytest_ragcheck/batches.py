@@ -149,7 +149,9 @@ def _call_sync(
     # a copy: a retriever that drains or extends its list must not change the batch
     queries = list(batch.queries)
     read = functools.partial(_done, batch, total)
-    return _of_batch(call_sync(resolved, queries, options, read, len(queries), True), batch, total)
+    return _of_batch(
+        call_sync(resolved, queries, options, read, len(queries), cpu=True), batch, total
+    )
 
 
 def _call_on_worker(

@@ -175,9 +175,10 @@ def call_sync(
 ) -> T | RetrievalOutcome:
     """Call a sync retriever with ``argument`` (a query, or a batch of ``share`` queries) and
     ``read`` what it returned; ``cpu``: measure the process's CPU time during the call, and
-    ``seen`` what the machine's load left this thread of a core. A failed or timed-out call
-    is its outcome, its latency each query's share."""
+    ``seen`` (which measures it too) what the machine's load left this thread of a core. A
+    failed or timed-out call is its outcome, its latency each query's share."""
     before = None if seen is None else seen.start()
+    cpu = cpu or seen is not None
     start = time.perf_counter()
     cpu_start = time.process_time() if cpu else 0.0
     try:

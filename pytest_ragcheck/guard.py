@@ -64,7 +64,10 @@ def is_baseline_file(path: Path) -> bool:
 
 
 class BaselineGuard:
-    """Session plugin: keeps baseline files when an updating session did not complete."""
+    """Session plugin: keeps baseline files when an updating session did not complete.
+
+    What it sees of collection and teardowns also tells the judge cache's prune
+    (:mod:`pytest_ragcheck.prune`) whether the run was whole."""
 
     def __init__(
         self,

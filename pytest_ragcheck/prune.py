@@ -18,11 +18,14 @@ import re
 import shlex
 from collections.abc import Generator, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_ragcheck.options import RagcheckOptions, is_worker
+
+if TYPE_CHECKING:
+    from pytest_ragcheck.guard import BaselineGuard
 
 __all__ = ["CacheUpkeep", "cache_entries", "delete_entries", "incomplete_run"]
 
@@ -152,8 +155,6 @@ class CacheUpkeep:
         self.deselected = 0
         self.skipped: list[str] = []
         self.lost_workers = 0
-        self.left_out: list[str] = []
-        self.finished: set[str] = set()
         self.lines: list[tuple[bool, str]] = []
 
     def pytest_sessionstart(self) -> None:
@@ -175,14 +176,7 @@ class CacheUpkeep:
             report.ragcheck_fixture = True  # type: ignore[attr-defined]
         return report
 
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        name = report.nodeid or "."
-        if (report.skipped or report.failed) and name not in self.left_out:
-            self.left_out.append(name)  # its tests may need entries
-
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when == "teardown":
-            self.finished.add(report.nodeid)
         if report.skipped and (
             _FIXTURE in report.keywords or getattr(report, "ragcheck_fixture", False)
         ):
@@ -252,15 +246,20 @@ class CacheUpkeep:
         used: bool,
         selected: int,
     ) -> None:
+        # What the baseline guard (on this controller too) saw of collection and teardowns;
+        # nothing when it was blocked (``-p no:ragcheck-baseline-guard``).
+        guard: BaselineGuard | None = self.config.pluginmanager.get_plugin(
+            "ragcheck-baseline-guard"
+        )
         reasons = incomplete_run(
             self.config,
             exitstatus=exitstatus,
             deselected=self.deselected,
             skipped=self.skipped,
             lost_workers=self.lost_workers,
-            left_out=self.left_out,
+            left_out=[*guard.collect_errors, *guard.collect_skips] if guard else [],
             selected=selected,
-            finished=len(self.finished),
+            finished=len(guard.finished) if guard else selected,
         )
         if not used:
             reasons.append("no ragcheck test read the cache (pruning would empty it)")

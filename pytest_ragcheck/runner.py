@@ -79,7 +79,7 @@ def _call_on_worker(
     worker thread, even a ``KeyboardInterrupt`` raised by the retriever itself is only that
     case's error."""
     try:
-        return call_sync(resolved, query, options, finish, 1, seen is not None, seen)
+        return call_sync(resolved, query, options, finish, seen=seen)
     except BaseException as exc:
         return failed(exc, None)
 
@@ -97,15 +97,14 @@ def _run_sync_with(
     seen: Contention | None = None,
 ) -> list[RetrievalOutcome]:
     """``seen``: measure each call's CPU time (``cpu_ms``) and the thread's share of a core."""
-    cpu = seen is not None
     if workers == 1 and options.timeout is None:
         # In the calling thread: the escape hatch for retrievers bound to their creating thread
         # (e.g. sqlite3 connections) or not thread-safe.
         if progress is None:
-            return [call_sync(resolved, q, options, finish, 1, cpu, seen) for q in queries]
+            return [call_sync(resolved, q, options, finish, seen=seen) for q in queries]
         outcomes = []
         for done, query in enumerate(queries, 1):
-            outcomes.append(call_sync(resolved, query, options, finish, 1, cpu, seen))
+            outcomes.append(call_sync(resolved, query, options, finish, seen=seen))
             progress(done, len(queries))
         return outcomes
     return run_on_threads(
@@ -168,7 +167,7 @@ async def _run_async(
     async def call(index: int, probe: bool = False) -> None:
         nonlocal done
         measure = seen if probe else None
-        results[index] = await call_async(resolved, queries[index], options, finish, 1, measure)
+        results[index] = await call_async(resolved, queries[index], options, finish, seen=measure)
         done += 1
         if progress is not None:
             progress(done, total)
