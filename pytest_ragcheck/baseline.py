@@ -88,7 +88,7 @@ def check_baseline(
             verdict=verdict,
             update=bool(assertion.update_snapshots),
             update_new_only=bool(assertion.update_new_snapshots_only),
-            shared_with=claim(config, location, item.nodeid),
+            shared_with=claim(config, location, item),
             nodeid=item.nodeid,
         )
         if decision.to_assert is not None:

@@ -28,9 +28,10 @@ __all__ = ["BaselineOwners", "claim"]
 #: that stores a baseline, from collection; any other location as a test of this process
 #: first uses it.
 _OWNERS = pytest.StashKey[dict[str, str]]()
-#: Test -> the test owning its baseline name (None: itself), for every test decided at
-#: collection.
-_DECIDED = pytest.StashKey[dict[str, str | None]]()
+#: On each test decided at collection: the test owning its baseline name (None: itself).
+#: Kept on the item, not by node id: pytest-xdist's ``--dist loadgroup`` appends ``@group``
+#: to a worker's node ids after collection (before 3.8 it shows in every report).
+_OWNER = pytest.StashKey[str | None]()
 
 
 class BaselineOwners:
@@ -69,7 +70,6 @@ def decide(config: pytest.Config, items: list[pytest.Item]) -> None:
     from pytest_ragcheck.baseline_files import RagcheckSnapshotExtension, snapshot_index
 
     owners = config.stash.setdefault(_OWNERS, {})
-    decided = config.stash.setdefault(_DECIDED, {})
     index = snapshot_index(1)
     for item in stores:
         try:  # the same location syrupy's assertion gives the test when it runs
@@ -79,21 +79,20 @@ def decide(config: pytest.Config, items: list[pytest.Item]) -> None:
         except Exception:  # not a plain test function: decided when it runs, as before
             continue
         owner = owners.setdefault(str(location).casefold(), item.nodeid)
-        decided[item.nodeid] = None if owner == item.nodeid else owner
+        item.stash[_OWNER] = None if owner == item.nodeid else owner
 
 
-def claim(config: pytest.Config, location: str, nodeid: str) -> str | None:
+def claim(config: pytest.Config, location: str, item: pytest.Item) -> str | None:
     """The other test that owns ``location``, or None when the running test does.
 
     A test decided at collection gets that decision, in every process. Any other (one that
     asks for the fixture only when it runs) claims the name when it first uses it here.
     """
-    decided = config.stash.get(_DECIDED, {})
-    if nodeid in decided:
-        return decided[nodeid]
+    if _OWNER in item.stash:
+        return item.stash[_OWNER]
     owners = config.stash.setdefault(_OWNERS, {})
-    owner = owners.setdefault(location.casefold(), nodeid)
-    return None if owner == nodeid else owner
+    owner = owners.setdefault(location.casefold(), item.nodeid)
+    return None if owner == item.nodeid else owner
 
 
 def _stores_baseline(item: pytest.Item) -> bool:

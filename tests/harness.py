@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
 import textwrap
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping, Sequence
@@ -230,11 +231,19 @@ class Suite:
                 return lookup
             """
         )
+        self._forget_compiled()
         self.pytester.makeconftest(source + textwrap.dedent(extra))
 
     def test(self, source: str, name: str = "test_rag") -> Path:
         """Write a test module (dedented)."""
+        self._forget_compiled()
         return self.pytester.makepyfile(**{name: textwrap.dedent(source)})
+
+    def _forget_compiled(self) -> None:
+        """Drop the project's compiled modules before one is rewritten: pytest 8 keys its
+        assertion-rewrite cache by whole-second mtime and size (pytest 9 by source hash), so
+        a conftest rewritten within the second with as many bytes ran the old code."""
+        shutil.rmtree(self.pytester.path / "__pycache__", ignore_errors=True)
 
     def make(
         self,

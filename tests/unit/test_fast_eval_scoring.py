@@ -74,7 +74,9 @@ def test_quick_case_results_equal_the_general_ones(on_error: str, seed: int) -> 
         assert got._ranked[0] is want._ranked[0]
         assert got._ranked[1] == want._ranked[1]
         assert repr(got.values) == repr(want.values)  # NaN-free, same order, same floats
-        assert _fields(got) == _fields(want)  # builds the hit records of both
+        # builds the hit records of both; ``repr``: a NaN score makes records unequal from
+        # Python 3.13 on, where dataclasses compare field by field
+        assert repr(_fields(got)) == repr(_fields(want))
     scored = [r for r in general.results if r.status == "ok" or on_error == "zero"]
     for name, column in quick.columns.items():
         assert column == [r.values[name] for r in scored]
