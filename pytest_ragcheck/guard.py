@@ -164,6 +164,17 @@ class BaselineGuard:
             )
             if self.finish is not None:
                 self.finish(session, exitstatus)
+        except KeyboardInterrupt:
+            # syrupy before 7 writes the baselines here, at the session's end; pytest's
+            # session finish does not handle Ctrl-C (a traceback, and no summary)
+            self.messages.append(
+                "interrupted while the session finished: a baseline file is replaced whole "
+                "or not at all, so any not yet written keeps its earlier content; run "
+                "--snapshot-update again to write them"
+                if self._updating()
+                else "interrupted while the session finished"
+            )
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
         if not saved:
             return
         gone = [path for path in saved if not path.exists()]

@@ -68,3 +68,39 @@ def test_ctrl_c_while_a_baseline_is_written_keeps_the_old_one(
     again.assert_outcomes(failed=1)
     assert "Baseline cannot be read" not in Suite.text(again)
     assert "regressed" in Suite.text(again).lower()
+
+
+CTRL_C_AT_THE_SESSION_END = """
+import os
+import signal
+
+
+def pytest_sessionfinish(session):  # where syrupy before 7 writes the baselines
+    if os.environ.get("RAGCHECK_TEST_CTRL_C"):
+        os.kill(os.getpid(), signal.SIGINT)
+"""
+
+
+@pytest.mark.parametrize("update", [True, False], ids=["update", "compare"])
+def test_ctrl_c_at_the_session_end_is_an_interrupted_run_with_its_summary(
+    suite: Suite, monkeypatch: pytest.MonkeyPatch, update: bool
+) -> None:
+    """syrupy before 7 writes baselines in its session finish, which pytest runs without
+    handling Ctrl-C: a traceback and no summary. It ends as interrupted (exit 2), with the
+    summary and a line that says what was kept."""
+    suite.make(ragcheck_module('"golden.jsonl", k=2'))
+    suite.update_baselines().assert_outcomes(passed=1)
+    before = suite.snapshots()
+    suite.retriever(extra=CTRL_C_AT_THE_SESSION_END)
+    monkeypatch.setenv("RAGCHECK_TEST_CTRL_C", "1")
+    args = ["--snapshot-update"] if update else []
+    result = suite.run_subprocess(*args, "-p", "no:xdist")
+    text = Suite.text(result)
+    assert result.ret == pytest.ExitCode.INTERRUPTED, text
+    assert "Traceback" not in text, text
+    assert "ragcheck: 1 test — 1 passed" in text, text  # the summary is printed
+    said = "ragcheck: interrupted while the session finished"
+    assert said in text, text
+    kept = "any not yet written keeps its earlier content; run --snapshot-update again"
+    assert (kept in text) is update, text
+    assert suite.snapshots() == before
