@@ -175,6 +175,7 @@ class BaselineGuard:
                 else "interrupted while the session finished"
             )
             session.exitstatus = pytest.ExitCode.INTERRUPTED
+            _drop_unfinished_syrupy(self.config)
         if not saved:
             return
         gone = [path for path in saved if not path.exists()]
@@ -209,6 +210,15 @@ class BaselineGuard:
                         yield path, path.read_bytes()
                     except OSError:
                         continue
+
+
+def _drop_unfinished_syrupy(config: pytest.Config) -> None:
+    """syrupy before 7 makes its report in the session finish Ctrl-C stopped: its terminal
+    summary would fail reading it (a traceback after ours), so it is not asked for one."""
+    plugin = config.pluginmanager.get_plugin("syrupy")
+    state = getattr(config, "_syrupy", None)
+    if plugin is not None and state is not None and getattr(state, "report", 0) is None:
+        config.pluginmanager.unregister(plugin)
 
 
 def _search_roots(session: pytest.Session) -> list[Path]:

@@ -8,6 +8,7 @@ and tests that were skipped, failed or xfailed, are left alone.
 from __future__ import annotations
 
 import re
+from importlib.metadata import version
 
 from harness import Suite, ragcheck_module
 
@@ -196,11 +197,14 @@ def test_an_incomplete_update_lets_syrupy_delete_nothing(suite: Suite, run_mode)
     result = suite.run("--snapshot-update", "-x", "-p", "no:randomly", *run_mode)
     text = suite.text(result)
     assert {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in files} == before, text
-    snapshot_summary = text.split("snapshot report summary", 1)[-1]
+    # syrupy 5 prints no summary of a session that stopped early
+    printed = "snapshot report summary" in text
+    assert printed or version("syrupy").startswith("5."), text
+    snapshot_summary = text.split("snapshot report summary", 1)[-1] if printed else ""
     assert "deleted" not in snapshot_summary, text
     assert "Deleted" not in snapshot_summary, text
     assert "ragcheck: --snapshot-update deleted no unused snapshot, because " in text, text
-    if not run_mode:  # one process: test_a's failure stopped the session before both tests
+    if not run_mode and printed:  # one process: test_a's failure stopped the session first
         assert "2 snapshots unused." in snapshot_summary, text
     assert "kept 2 baseline file(s)" not in text
 
