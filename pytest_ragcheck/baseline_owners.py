@@ -29,8 +29,8 @@ __all__ = ["BaselineOwners", "claim"]
 #: first uses it.
 _OWNERS = pytest.StashKey[dict[str, str]]()
 #: On each test decided at collection: the test owning its baseline name (None: itself).
-#: Kept on the item, not by node id: pytest-xdist's ``--dist loadgroup`` appends ``@group``
-#: to a worker's node ids after collection (before 3.8 it shows in every report).
+#: Kept on the item, not by node id: on pytest 8, pytest-xdist's ``--dist loadgroup``
+#: renames a worker's tests ``name@group`` after collection.
 _OWNER = pytest.StashKey[str | None]()
 
 

@@ -22,6 +22,7 @@ import os
 import re
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -216,8 +217,8 @@ def _drop_unfinished_syrupy(config: pytest.Config) -> None:
     """syrupy before 7 makes its report in the session finish Ctrl-C stopped: its terminal
     summary would fail reading it (a traceback after ours), so it is not asked for one."""
     plugin = config.pluginmanager.get_plugin("syrupy")
-    state = getattr(config, "_syrupy", None)
-    if plugin is not None and state is not None and getattr(state, "report", 0) is None:
+    state: Any = getattr(config, "_syrupy", None)  # syrupy's session
+    if plugin is not None and hasattr(state, "report") and state.report is None:
         config.pluginmanager.unregister(plugin)
 
 

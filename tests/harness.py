@@ -26,6 +26,8 @@ from __future__ import annotations
 import functools
 import json
 import shutil
+import subprocess
+import sys
 import textwrap
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping, Sequence
@@ -269,6 +271,18 @@ class Suite:
     def run_subprocess(self, *args: str) -> pytest.RunResult:
         """Run pytest in a fresh interpreter (for start-up and import checks)."""
         return self.pytester.runpytest_subprocess(*self.ARGS, *args)
+
+    def spawn(self, *args: str) -> subprocess.Popen[bytes]:
+        """Start pytest in the project, in a process group of its own (as a terminal's
+        foreground job, which Ctrl-C signals whole); its output is on ``stdout``."""
+        return subprocess.Popen(
+            [sys.executable, "-m", "pytest", *self.ARGS, *args],
+            cwd=self.path,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
     def update_baselines(
         self, rankings: Mapping[str, Sequence[Any]] | None = None, *args: str

@@ -28,6 +28,22 @@ __all__ = [
 #: litellm routes ``openai/<name>`` to the OpenAI-compatible ``api_base``.
 JUDGE_MODEL = "openai/judge-test"
 
+#: Two cases whose chunks the local judge grades from their ``[g=N]`` tags (judge-cache
+#: tests: ``CHUNKS`` needs five verdicts; ``NARROWER`` drops the chunk "alpha letters").
+JUDGED_GOLDEN = [
+    {"id": "q1", "query": "what is alpha", "expected_ids": ["a"]},
+    {"id": "q2", "query": "what is beta", "expected_ids": ["c"]},
+]
+JUDGED_CHUNKS = {
+    "what is alpha": [
+        {"id": "a", "text": "alpha [g=2]"},
+        {"id": "x", "text": "noise [g=0]"},
+        {"id": "b", "text": "alpha letters [g=1]"},
+    ],
+    "what is beta": [{"id": "x", "text": "noise [g=0]"}, {"id": "c", "text": "beta [g=3]"}],
+}
+NARROWER_CHUNKS = {**JUDGED_CHUNKS, "what is alpha": JUDGED_CHUNKS["what is alpha"][:2]}
+
 
 @pytest.fixture(scope="session")
 def judge_server_session() -> Iterator[JudgeServer]:

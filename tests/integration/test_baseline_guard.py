@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -166,22 +165,7 @@ def test_ctrl_c_deletes_no_baseline(suite, run_mode, monkeypatch) -> None:
     suite.ini(filterwarnings="error\n    ignore::UserWarning:syrupy.session")
     monkeypatch.setenv("RAGCHECK_TEST_BLOCK", "1")
     started = suite.path / "started"
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            *Suite.ARGS,
-            "--snapshot-update",
-            "--ragcheck-report=r.json,r.md",
-            *run_mode,
-        ],
-        cwd=suite.path,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # its own process group, as a terminal's foreground job
-    )
+    process = suite.spawn("--snapshot-update", "--ragcheck-report=r.json,r.md", *run_mode)
     with process:
         try:
             deadline = time.monotonic() + 120

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -21,22 +20,10 @@ from pathlib import Path
 import pytest
 from harness import Suite
 from judge_fixtures import JUDGE_MODEL
+from judge_fixtures import JUDGED_CHUNKS as CHUNKS
+from judge_fixtures import JUDGED_GOLDEN as GOLDEN
+from judge_fixtures import NARROWER_CHUNKS as NARROWER
 from judge_server import JudgeServer
-
-GOLDEN = [
-    {"id": "q1", "query": "what is alpha", "expected_ids": ["a"]},
-    {"id": "q2", "query": "what is beta", "expected_ids": ["c"]},
-]
-CHUNKS = {
-    "what is alpha": [
-        {"id": "a", "text": "alpha [g=2]"},
-        {"id": "x", "text": "noise [g=0]"},
-        {"id": "b", "text": "alpha letters [g=1]"},
-    ],
-    "what is beta": [{"id": "x", "text": "noise [g=0]"}, {"id": "c", "text": "beta [g=3]"}],
-}
-#: Without the chunk "alpha letters": a complete run would prune its verdict.
-NARROWER = {**CHUNKS, "what is alpha": CHUNKS["what is alpha"][:2]}
 
 SOURCE = """
 from pytest_ragcheck import ragcheck
@@ -218,14 +205,7 @@ def test_ctrl_c_during_judge_calls_keeps_every_verdict_received(
     suite.ini(ragcheck_judge_model=JUDGE_MODEL, ragcheck_judge_api_base=judge_server.url)
     cache = suite.path / ".ragcheck" / "judge"
     judge_server.inject("sleep", 100, seconds=0.4)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pytest", *Suite.ARGS],
-        cwd=suite.path,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # its own process group, as a terminal's foreground job
-    )
+    process = suite.spawn()
     with process:
         try:
             deadline = time.monotonic() + 120

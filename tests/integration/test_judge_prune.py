@@ -13,22 +13,11 @@ from pathlib import Path
 import pytest
 from harness import SERIAL_ONLY, Suite
 from judge_fixtures import JUDGE_MODEL
+from judge_fixtures import JUDGED_CHUNKS as CHUNKS
+from judge_fixtures import JUDGED_GOLDEN as GOLDEN
+from judge_fixtures import NARROWER_CHUNKS as NARROWER
 from judge_server import JudgeServer
 
-GOLDEN = [
-    {"id": "q1", "query": "what is alpha", "expected_ids": ["a"]},
-    {"id": "q2", "query": "what is beta", "expected_ids": ["c"]},
-]
-CHUNKS = {
-    "what is alpha": [
-        {"id": "a", "text": "alpha [g=2]"},
-        {"id": "x", "text": "noise [g=0]"},
-        {"id": "b", "text": "alpha letters [g=1]"},
-    ],
-    "what is beta": [{"id": "x", "text": "noise [g=0]"}, {"id": "c", "text": "beta [g=3]"}],
-}
-#: The same rankings without the chunk "alpha letters": its verdict is no longer needed.
-NARROWER = {**CHUNKS, "what is alpha": CHUNKS["what is alpha"][:2]}
 DROPPED = "alpha letters [g=1]"
 
 SOURCE = """
