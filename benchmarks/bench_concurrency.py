@@ -13,8 +13,8 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from pytest_ragcheck.concurrency import Concurrency
-from pytest_ragcheck.runner import RetrievalRun, RunOptions, run_cases
+from pytest_ragcheck.run.concurrency import Concurrency
+from pytest_ragcheck.run.runner import RetrievalRun, RunOptions, run_cases
 
 SLEEP_S = 0.020
 DEFAULT_CONCURRENCY = 16

@@ -40,7 +40,6 @@ from typing import Any
 
 TEST = """
 from pytest_ragcheck import ragcheck
-
 N = {n}
 
 

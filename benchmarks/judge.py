@@ -27,11 +27,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from judge_server import expected_answer  # noqa: E402
 
-from pytest_ragcheck.config import JudgeSettings  # noqa: E402
+from pytest_ragcheck.evaluation.settings import JudgeSettings  # noqa: E402
 from pytest_ragcheck.judge import JudgeItem, compute_judge_metrics  # noqa: E402
 from pytest_ragcheck.judge.cache import VerdictCache  # noqa: E402
 from pytest_ragcheck.judge.planner import Planner  # noqa: E402
-from pytest_ragcheck.names import MetricSpec  # noqa: E402
+from pytest_ragcheck.metrics.names import MetricSpec  # noqa: E402
 
 MODEL = "openai/judge-bench"
 CHUNKS_PER_QUERY = 10
@@ -90,7 +90,7 @@ import json, sys, time
 from pathlib import Path
 sys.path.insert(0, {benchmarks!r})
 from judge import MODEL, SPECS, make_items
-from pytest_ragcheck.config import JudgeSettings
+from pytest_ragcheck.evaluation.settings import JudgeSettings
 from pytest_ragcheck.judge import compute_judge_metrics
 
 items = make_items({verdicts})

@@ -223,7 +223,7 @@ def failure(run: Run, name: str) -> str:
 
 
 def fmt(value: float, decimals: int = 3) -> str:
-    from pytest_ragcheck.display import format_value
+    from pytest_ragcheck.common.display import format_value
 
     return format_value(value, decimals=decimals)
 

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_ragcheck.common.version import __version__
+
 __all__ = [
     "CaseResult",
     "Comparison",
@@ -18,38 +20,38 @@ __all__ = [
     "RagcheckError",
     "RagcheckWarning",
     "Result",
+    "__version__",
     "compare",
     "evaluate",
     "load_golden",
     "ragcheck",
 ]
 
-__version__ = "0.1.0"
 
 #: The marker, so that ``from pytest_ragcheck import ragcheck`` works as a decorator:
 #: the very same object as ``pytest.mark.ragcheck``.
 ragcheck = pytest.mark.ragcheck
 
 _LAZY = {
-    "CaseResult": "pytest_ragcheck.result",
-    "Result": "pytest_ragcheck.result",
+    "CaseResult": "pytest_ragcheck.evaluation.result",
+    "Result": "pytest_ragcheck.evaluation.result",
     "GoldenCase": "pytest_ragcheck.golden",
     "GoldenSet": "pytest_ragcheck.golden",
     "load_golden": "pytest_ragcheck.golden",
-    "evaluate": "pytest_ragcheck.api",
-    "compare": "pytest_ragcheck.api",
-    "Comparison": "pytest_ragcheck.versus",
-    "RagcheckError": "pytest_ragcheck.errors",
+    "evaluate": "pytest_ragcheck.evaluation.api",
+    "compare": "pytest_ragcheck.evaluation.api",
+    "Comparison": "pytest_ragcheck.explore.systems",
+    "RagcheckError": "pytest_ragcheck.common.errors",
     "RagcheckWarning": "pytest_ragcheck.plugin",
 }
 
 if TYPE_CHECKING:
-    from pytest_ragcheck.api import compare, evaluate
-    from pytest_ragcheck.errors import RagcheckError
+    from pytest_ragcheck.common.errors import RagcheckError
+    from pytest_ragcheck.evaluation.api import compare, evaluate
+    from pytest_ragcheck.evaluation.result import CaseResult, Result
+    from pytest_ragcheck.explore.systems import Comparison
     from pytest_ragcheck.golden import GoldenCase, GoldenSet, load_golden
     from pytest_ragcheck.plugin import RagcheckWarning
-    from pytest_ragcheck.result import CaseResult, Result
-    from pytest_ragcheck.versus import Comparison
 
 
 def __getattr__(name: str) -> Any:

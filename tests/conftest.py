@@ -23,13 +23,14 @@ import pydantic  # noqa: F401
 import pytest
 from harness import RUN_MODES, Suite
 
+import pytest_ragcheck.evaluation.pipeline
+import pytest_ragcheck.gate.verdict
+import pytest_ragcheck.golden
+import pytest_ragcheck.plugin.guard
+
 # The package's heavier modules, imported before any pytester snapshot for the same reason:
 # otherwise every in-process run imports them again (pydantic models, syrupy, the report).
-import pytest_ragcheck.baseline
-import pytest_ragcheck.evaluation
-import pytest_ragcheck.golden
-import pytest_ragcheck.guard
-import pytest_ragcheck.policy
+import pytest_ragcheck.plugin.snapshots
 import pytest_ragcheck.report.files
 import pytest_ragcheck.report.terminal  # noqa: F401
 

@@ -66,7 +66,6 @@ HEAVY = ("numpy", "pydantic", "pydantic_core", "syrupy", "litellm", "httpx", "op
 #: below a floor and passed.
 REGRESSED_FLOOR_PLAIN = """
 from pytest_ragcheck import ragcheck
-
 @ragcheck("golden.jsonl", metrics=["mrr", "recall@1"])
 def test_regressed(ragcheck, retriever):
     ragcheck(retriever)

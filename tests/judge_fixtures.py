@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from judge_server import JudgeServer
 
-from pytest_ragcheck.config import JudgeSettings
+from pytest_ragcheck.evaluation.settings import JudgeSettings
 from pytest_ragcheck.judge.client import RetryPolicy
 
 __all__ = [

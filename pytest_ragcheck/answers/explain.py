@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pytest_ragcheck.display import shorten
+from pytest_ragcheck.common.display import shorten
 
 if TYPE_CHECKING:
-    from pytest_ragcheck.result import CaseResult
+    from pytest_ragcheck.evaluation.result import CaseResult
 
 __all__ = ["answer_lines"]
 

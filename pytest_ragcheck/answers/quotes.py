@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_ragcheck.spans import normalize_text
+from pytest_ragcheck.golden.spans import normalize_text
 
 __all__ = ["QuoteChecker"]
 

@@ -12,13 +12,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from pytest_ragcheck.answers.lexical import LEXICAL
-from pytest_ragcheck.errors import GoldenSetError
+from pytest_ragcheck.common.errors import GoldenSetError
 
 if TYPE_CHECKING:
-    from pytest_ragcheck.answers.output import Answer
+    from pytest_ragcheck.evaluation.result import CaseResult
     from pytest_ragcheck.golden import GoldenCase
-    from pytest_ragcheck.names import MetricSpec
-    from pytest_ragcheck.result import CaseResult
+    from pytest_ragcheck.metrics.names import MetricSpec
+    from pytest_ragcheck.run.output import Answer
 
 __all__ = ["apply_output", "check_references", "score_lexical"]
 

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_ragcheck.display import shorten
-from pytest_ragcheck.errors import GoldenSetError, did_you_mean
+from pytest_ragcheck.common.display import shorten
+from pytest_ragcheck.common.errors import GoldenSetError, did_you_mean
 from pytest_ragcheck.golden.build import CaseBuilder, problem_error
 from pytest_ragcheck.golden.files import display_path, jsonl_records, read_text, split_lines
+from pytest_ragcheck.golden.ids import as_id
 from pytest_ragcheck.golden.model import GoldenSet
-from pytest_ragcheck.ids import as_id
 
 __all__ = ["BeirFiles", "beir_files", "beir_files_for_qrels", "load_beir"]
 

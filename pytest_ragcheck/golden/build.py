@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import ValidationError
 
-from pytest_ragcheck.display import shorten
-from pytest_ragcheck.errors import GoldenSetError, did_you_mean
+from pytest_ragcheck.common.display import shorten
+from pytest_ragcheck.common.errors import GoldenSetError, did_you_mean
 from pytest_ragcheck.golden.model import GoldenCase, GoldenSet
 from pytest_ragcheck.golden.plain import plain_case
 

@@ -14,12 +14,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_ragcheck.errors import GoldenSetError, did_you_mean
-from pytest_ragcheck.escapes import utf8_writable
+from pytest_ragcheck.common.errors import GoldenSetError, did_you_mean
+from pytest_ragcheck.common.escapes import utf8_writable
+from pytest_ragcheck.common.json_keys import DuplicateKeyError, unique_keys
 from pytest_ragcheck.golden.build import CaseBuilder
+from pytest_ragcheck.golden.ids import IdError, as_id
 from pytest_ragcheck.golden.model import GoldenSet
-from pytest_ragcheck.ids import IdError, as_id
-from pytest_ragcheck.json_keys import DuplicateKeyError, unique_keys
 
 __all__ = [
     "display_path",

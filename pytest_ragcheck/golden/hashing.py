@@ -10,13 +10,32 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from pytest_ragcheck.golden.model import GoldenCase
+__all__ = ["HASH_VERSION", "HashedCase", "all_hashes", "case_digest", "scored_json"]
 
-__all__ = ["HASH_VERSION", "all_hashes", "case_digest", "scored_json"]
+
+class HashedCase(Protocol):
+    """What the hashes read of a case (:class:`~pytest_ragcheck.golden.model.GoldenCase`)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def query(self) -> str: ...
+    @property
+    def expected_ids(self) -> Sequence[str]: ...
+    @property
+    def relevance(self) -> Mapping[str, int]: ...
+    @property
+    def expected_texts(self) -> Sequence[str]: ...
+    @property
+    def reference_answer(self) -> str | None: ...
+    @property
+    def reference_answers(self) -> Sequence[str]: ...
+    @property
+    def _grades(self) -> Mapping[str, int]: ...
+
 
 #: Bumped whenever the canonical form hashed by ``GoldenSet.content_hash`` changes.
 HASH_VERSION = 1
@@ -27,7 +46,7 @@ _string: Callable[[str], str] = json.encoder.encode_basestring
 _CHUNK = 4096
 
 
-def scored_json(case: GoldenCase) -> tuple[str, str]:
+def scored_json(case: HashedCase) -> tuple[str, str]:
     """The canonical JSON members of what can change a case's scores, keys sorted: those
     before ``"id"`` and those after (the set's hash has the id among them).
 
@@ -56,7 +75,7 @@ def case_digest(before: str, after: str) -> str:
     return hashlib.sha256(f"{{{before},{after}}}".encode()).hexdigest()[:16]
 
 
-def all_hashes(cases: Sequence[GoldenCase]) -> tuple[str, dict[str, str]]:
+def all_hashes(cases: Sequence[HashedCase]) -> tuple[str, dict[str, str]]:
     """The set's hash (SHA-256 of ``{"cases":[...],"version":1}``) and case id -> case hash."""
     string, sha = _string, hashlib.sha256
     digest = sha(b'{"cases":[')

@@ -12,8 +12,8 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from pytest_ragcheck.collector import no_collections
-from pytest_ragcheck.errors import GoldenSetError
+from pytest_ragcheck.common.collector import no_collections
+from pytest_ragcheck.common.errors import GoldenSetError
 from pytest_ragcheck.golden.beir import BeirFiles, beir_files, beir_files_for_qrels, load_beir
 from pytest_ragcheck.golden.build import from_objects
 from pytest_ragcheck.golden.files import display_path, load_json, load_jsonl

@@ -23,12 +23,12 @@ from pydantic import (
     model_validator,
 )
 
-from pytest_ragcheck.collector import no_collections
-from pytest_ragcheck.errors import GoldenSetError, did_you_mean
-from pytest_ragcheck.escapes import utf8_writable
+from pytest_ragcheck.common.collector import no_collections
+from pytest_ragcheck.common.errors import GoldenSetError, did_you_mean
+from pytest_ragcheck.common.escapes import utf8_writable
 from pytest_ragcheck.golden.hashing import all_hashes, case_digest, scored_json
-from pytest_ragcheck.ids import as_id
-from pytest_ragcheck.spans import normalize_text
+from pytest_ragcheck.golden.ids import as_id
+from pytest_ragcheck.golden.spans import normalize_text
 
 __all__ = ["CaseFacts", "GoldenCase", "GoldenSet", "case_facts", "derive_case_id"]
 
@@ -67,7 +67,7 @@ class GoldenCase(BaseModel):
 
     ``expected_ids`` count as grade 1 unless ``relevance`` grades them (``relevance`` wins);
     grade 0 means judged not relevant. A case with only ``expected_texts`` is matched by text
-    spans instead of ids (see :func:`pytest_ragcheck.spans.match_spans`).
+    spans instead of ids (see :func:`pytest_ragcheck.golden.spans.match_spans`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)

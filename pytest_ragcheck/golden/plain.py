@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from pytest_ragcheck.golden.model import GoldenCase, derive_case_id
-from pytest_ragcheck.spans import normalize_text
+from pytest_ragcheck.golden.spans import normalize_text
 
 __all__ = ["plain_case"]
 

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 from pytest_ragcheck.judge.run import JudgeItem, JudgeOptions, JudgeRun, summarize_details
 
 if TYPE_CHECKING:
-    from pytest_ragcheck.config import JudgeSettings
+    from pytest_ragcheck.evaluation.settings import JudgeSettings
     from pytest_ragcheck.judge.retry import RetryPolicy
-    from pytest_ragcheck.names import MetricSpec
+    from pytest_ragcheck.metrics.names import MetricSpec
 
 __all__ = [
     "JudgeItem",
@@ -43,7 +43,7 @@ def compute_judge_metrics(
     """Judge metric values for ``items`` (see :func:`pytest_ragcheck.judge.engine.compute_judge_metrics`).
 
     Synchronous; safe to call from inside a running event loop. Raises
-    :class:`~pytest_ragcheck.errors.ConfigError` when verdicts must be requested but no judge
+    :class:`~pytest_ragcheck.common.errors.ConfigError` when verdicts must be requested but no judge
     model is configured or litellm is not installed; every other failure is reported in the
     returned :class:`JudgeRun`.
     """
@@ -54,7 +54,7 @@ def compute_judge_metrics(
 
 
 def check_judge_available(settings: JudgeSettings) -> None:
-    """Raise :class:`~pytest_ragcheck.errors.ConfigError` when judge metrics cannot work.
+    """Raise :class:`~pytest_ragcheck.common.errors.ConfigError` when judge metrics cannot work.
 
     Checks the model is set, and that litellm is installed when every verdict would need a
     call (cache off, not offline). Never imports litellm.

@@ -4,7 +4,7 @@ Layout: ``<dir>/<prompt id>/<first 2 hex digits>/<sha256>.json``. The key hashes
 that determines the answer (model, api_base, prompt id and version, the rendered messages,
 the output schema and the sampling settings) and nothing secret: API keys and request headers
 are never part of the key or of an entry (an answer that echoes a key is stored redacted, see
-:mod:`pytest_ragcheck.redact`). Entries are indented JSON that carry the judged inputs and the
+:mod:`pytest_ragcheck.common.redact`). Entries are indented JSON that carry the judged inputs and the
 answer, so a committed cache reads well in a diff.
 
 Writes go to a temporary file in the same folder and are renamed over the final name, so a
@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from pytest_ragcheck.common.redact import redact
 from pytest_ragcheck.judge import journal
 from pytest_ragcheck.judge.prompts import Prompt
 from pytest_ragcheck.judge.schemas import MalformedAnswer, validate_answer
-from pytest_ragcheck.redact import redact
 
 __all__ = [
     "CacheRead",

@@ -11,7 +11,7 @@ error-only logging. Its own warnings are silenced while it runs so that projects
 ``filterwarnings = error`` keep working; the HTTP clients it creates during a run are closed
 before the run's event loop ends (no unclosed-socket warnings later).
 
-Error texts and answers pass :mod:`pytest_ragcheck.redact` before anything else sees them: an
+Error texts and answers pass :mod:`pytest_ragcheck.common.redact` before anything else sees them: an
 endpoint (a proxy, a gateway) may echo the API key it was given.
 """
 
@@ -29,12 +29,12 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any, Literal
 
-from pytest_ragcheck.display import shorten
-from pytest_ragcheck.errors import ConfigError
+from pytest_ragcheck.common.display import shorten
+from pytest_ragcheck.common.errors import ConfigError
+from pytest_ragcheck.common.redact import redact, redact_data, remember
 from pytest_ragcheck.judge.prompts import Prompt
 from pytest_ragcheck.judge.retry import Budget, RetryPolicy, retry_after_seconds, status_code
 from pytest_ragcheck.judge.schemas import MalformedAnswer, parse_answer
-from pytest_ragcheck.redact import redact, redact_data, remember
 
 __all__ = [
     "INSTALL_HINT",

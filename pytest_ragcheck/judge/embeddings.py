@@ -12,10 +12,10 @@ import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from pytest_ragcheck.aio import run_blocking
-from pytest_ragcheck.config import JudgeSettings
+from pytest_ragcheck.evaluation.settings import JudgeSettings
 from pytest_ragcheck.judge.cache import VerdictCache, embedding_key
 from pytest_ragcheck.judge.planner import Plan
+from pytest_ragcheck.run.aio import run_blocking
 
 __all__ = ["BATCH", "Embeddings", "blank", "fetch_embeddings", "texts_to_embed"]
 

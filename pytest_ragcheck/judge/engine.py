@@ -13,9 +13,8 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from pytest_ragcheck.aio import run_blocking
-from pytest_ragcheck.config import JudgeSettings
-from pytest_ragcheck.errors import ConfigError
+from pytest_ragcheck.common.errors import ConfigError
+from pytest_ragcheck.evaluation.settings import JudgeSettings
 from pytest_ragcheck.judge import client as judge_client
 from pytest_ragcheck.judge.cache import VerdictCache
 from pytest_ragcheck.judge.client import INSTALL_HINT, Budget, CallError, JudgeClient, quiet_litellm
@@ -23,7 +22,8 @@ from pytest_ragcheck.judge.embeddings import fetch_embeddings, texts_to_embed
 from pytest_ragcheck.judge.planner import Job, Planner
 from pytest_ragcheck.judge.run import JudgeItem, JudgeOptions, JudgeRun
 from pytest_ragcheck.judge.scorer import Scorer
-from pytest_ragcheck.names import MetricSpec
+from pytest_ragcheck.metrics.names import MetricSpec
+from pytest_ragcheck.run.aio import run_blocking
 
 __all__ = ["check_judge_available", "compute_judge_metrics"]
 

@@ -12,12 +12,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from pytest_ragcheck.registry import AGREEMENT_PROMPTS
+from pytest_ragcheck.metrics.registry import AGREEMENT_PROMPTS
 
 if TYPE_CHECKING:
+    from pytest_ragcheck.evaluation.result import CaseResult
     from pytest_ragcheck.golden import GoldenCase
-    from pytest_ragcheck.names import MetricSpec
-    from pytest_ragcheck.result import CaseResult
+    from pytest_ragcheck.metrics.names import MetricSpec
 
 __all__ = ["JudgedDoc", "LabelKind", "judged_docs", "label_kind", "labels_of"]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from pytest_ragcheck.config import JudgeSettings
+from pytest_ragcheck.evaluation.settings import JudgeSettings
 from pytest_ragcheck.judge.cache import KeySpace
 from pytest_ragcheck.judge.prompts import (
     ANSWER_KINDS,
@@ -24,7 +24,7 @@ from pytest_ragcheck.judge.prompts import (
     render_pair,
 )
 from pytest_ragcheck.judge.run import JudgeItem
-from pytest_ragcheck.names import MetricSpec
+from pytest_ragcheck.metrics.names import MetricSpec
 
 __all__ = ["Job", "Judgment", "Plan", "Planner", "metric_prompt"]
 

@@ -19,14 +19,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_ragcheck.common.redact import redact
 from pytest_ragcheck.judge.labels import judged_docs
-from pytest_ragcheck.redact import redact
-from pytest_ragcheck.registry import AGREEMENT_PROMPTS
+from pytest_ragcheck.metrics.registry import AGREEMENT_PROMPTS
 
 if TYPE_CHECKING:
-    from pytest_ragcheck.config import Settings
+    from pytest_ragcheck.evaluation.result import Result
+    from pytest_ragcheck.evaluation.settings import Settings
     from pytest_ragcheck.golden import GoldenSet
-    from pytest_ragcheck.result import Result
 
 __all__ = ["label_proposals", "write_proposals"]
 

@@ -27,17 +27,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pytest_ragcheck.display import format_value
+from pytest_ragcheck.common.display import format_value
+from pytest_ragcheck.evaluation.result import hit_ids
 from pytest_ragcheck.judge.agreement import Kappa, cohen_kappa
 from pytest_ragcheck.judge.labels import JudgedDoc, judged_docs, label_kind
-from pytest_ragcheck.names import MetricSpec
-from pytest_ragcheck.registry import AGREEMENT_PROMPTS
-from pytest_ragcheck.result import hit_ids
+from pytest_ragcheck.metrics.names import MetricSpec
+from pytest_ragcheck.metrics.registry import AGREEMENT_PROMPTS
 
 if TYPE_CHECKING:
-    from pytest_ragcheck.config import Settings
+    from pytest_ragcheck.evaluation.result import CaseResult
+    from pytest_ragcheck.evaluation.settings import Settings
     from pytest_ragcheck.golden import GoldenCase
-    from pytest_ragcheck.result import CaseResult
 
 __all__ = ["Trust", "assess_trust"]
 

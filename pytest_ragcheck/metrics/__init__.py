@@ -10,7 +10,7 @@ no numpy, an independent reference for the engine. ``evaluate_run`` / ``evaluate
 (:mod:`.engine`, :mod:`.gather`) compute the same numbers for many queries at once, bit for bit;
 ``evaluate_means`` averages them over the queries trec_eval averages over.
 Which function and which engine column compute a metric is declared in
-:mod:`pytest_ragcheck.registry`.
+:mod:`pytest_ragcheck.metrics.registry`.
 
 Duplicates: callers should pass deduplicated rankings, but a repeated id is handled like
 everywhere else in pytest-ragcheck: its first (best) position is kept and the later copies are
@@ -23,10 +23,10 @@ import builtins
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from pytest_ragcheck.metrics.engine import FloatArray, evaluate_blocks
 from pytest_ragcheck.metrics.latency import latency_percentiles
+from pytest_ragcheck.metrics.names import RANK_METRICS, MetricSpec, parse_metric
 from pytest_ragcheck.metrics.reference import (
     MAX_EXP_GRADE,
     MAX_GRADE,
@@ -48,14 +48,15 @@ from pytest_ragcheck.metrics.reference import (
     rank_scores,
     recall,
 )
-from pytest_ragcheck.names import RANK_METRICS, MetricSpec, parse_metric
+
+if TYPE_CHECKING:  # numpy loads with the engine, on first use
+    from pytest_ragcheck.metrics.engine import FloatArray
 
 __all__ = [
     "CHUNK_QUERIES",
     "MAX_EXP_GRADE",
     "MAX_GRADE",
     "Averaging",
-    "FloatArray",
     "Relevance",
     "evaluate_means",
     "evaluate_rankings",
@@ -116,6 +117,8 @@ def evaluate_run(
             raise TypeError(f"run: query ids must be str, got {type(qid).__name__} {qid!r}")
     values = list(run.values())
     rels = list(builtins.map(qrels.get, labels, repeat(_EMPTY)))
+    from pytest_ragcheck.metrics.engine import evaluate_blocks
+
     return evaluate_blocks(values, rels, specs, labels, chunk=CHUNK_QUERIES)
 
 
@@ -183,6 +186,8 @@ def evaluate_rankings(
         r if isinstance(r, Mapping) else _grades(r, f"relevances[{i}]")
         for i, r in enumerate(relevances)
     ]
+    from pytest_ragcheck.metrics.engine import evaluate_blocks
+
     return evaluate_blocks(list(rankings), rels, resolved, None, chunk=CHUNK_QUERIES)
 
 

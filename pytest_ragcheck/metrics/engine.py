@@ -22,8 +22,8 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_ragcheck.metrics.gather import GradedBlock, build_block
+from pytest_ragcheck.metrics.names import MetricSpec
 from pytest_ragcheck.metrics.reference import _exp_gain
-from pytest_ragcheck.names import MetricSpec
 
 __all__ = ["FloatArray", "evaluate_blocks"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from pytest_ragcheck.registry import metrics_of_kind
+from pytest_ragcheck.metrics.registry import metrics_of_kind
 
 __all__ = ["latency_percentiles"]
 

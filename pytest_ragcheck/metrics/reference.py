@@ -13,7 +13,7 @@ from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeAlias, cast
 
-from pytest_ragcheck.registry import METRICS
+from pytest_ragcheck.metrics.registry import METRICS
 
 Relevance: TypeAlias = Mapping[str, int] | Iterable[str]
 MetricFunction: TypeAlias = Callable[[Sequence[str], Relevance, int | None], float]

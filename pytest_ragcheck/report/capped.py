@@ -18,7 +18,7 @@ from pytest_ragcheck.report.cases import HIST_BINS, SHOWN_CASES
 if TYPE_CHECKING:
     import numpy as np
 
-    from pytest_ragcheck.result import CaseResult
+    from pytest_ragcheck.evaluation.result import CaseResult
 
 __all__ = ["MetricColumns", "distribution", "select_shown"]
 

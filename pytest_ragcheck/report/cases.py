@@ -19,12 +19,12 @@ from json.encoder import encode_basestring
 from operator import call
 from typing import TYPE_CHECKING, Any, cast
 
-from pytest_ragcheck.escapes import escapes
+from pytest_ragcheck.common.escapes import escapes, json_safe
 from pytest_ragcheck.report.packing import pack, unpacked_text
 
 if TYPE_CHECKING:
-    from pytest_ragcheck.hits import Hit
-    from pytest_ragcheck.result import CaseResult, HitRecord
+    from pytest_ragcheck.evaluation.result import CaseResult, HitRecord
+    from pytest_ragcheck.run.hits import Hit
 
 __all__ = [
     "HIST_BINS",
@@ -36,7 +36,6 @@ __all__ = [
     "case_entry",
     "case_json",
     "clip",
-    "json_safe",
     "judge_details",
     "pack",
     "tail",
@@ -72,23 +71,6 @@ def tail(text: str | None, limit: int = TRACEBACK_LIMIT) -> str | None:
     if text is None:
         return None
     return text if len(text) <= limit else "…" + text[-(limit - 1) :]
-
-
-def json_safe(value: Any) -> Any:
-    """``value`` as plain JSON data: non-finite floats become ``None``, unknown objects ``str``."""
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Mapping):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [json_safe(v) for v in value]
-    try:  # numpy scalars and friends
-        number = float(value)
-    except (TypeError, ValueError):
-        return str(value)
-    return number if math.isfinite(number) else None
 
 
 def judge_details(judge: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from pytest_ragcheck.common.escapes import json_safe
+from pytest_ragcheck.gate.per_tag import split_tag
 from pytest_ragcheck.report.labels import STATUS_ORDER, TEST_STATUSES, entry_status
-from pytest_ragcheck.report.record import json_safe
-from pytest_ragcheck.tag_gate import split_tag
 
 __all__ = [
     "CAPPED_KEYS",
@@ -189,7 +189,7 @@ def ci_info(environ: Mapping[str, str] | None = None) -> dict[str, Any] | None:
 
 def run_info(*, rootdir: str, pytest_version: str, incomplete: str = "") -> dict[str, Any]:
     """``incomplete``: why the session did not run every selected test ('' when it did)."""
-    from pytest_ragcheck import __version__
+    from pytest_ragcheck.common.version import __version__
 
     return {
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),

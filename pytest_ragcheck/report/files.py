@@ -3,7 +3,7 @@
 Writing a report never changes a test outcome or pytest's exit status: a failure becomes a
 message that the terminal summary prints in red at the end of the run. An unknown extension,
 on the other hand, is a usage error before any test runs (see
-:func:`pytest_ragcheck.options.parse_report_paths`, re-exported here).
+:func:`pytest_ragcheck.plugin.options.parse_report_paths`, re-exported here).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_ragcheck.options import FORMATS, ReportPathError, parse_report_paths
 from pytest_ragcheck.report.packing import ESCAPE
+from pytest_ragcheck.report.paths import FORMATS, ReportPathError, parse_report_paths
 
 __all__ = [
     "FORMATS",

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pytest_ragcheck.options import RagcheckOptions
+    from pytest_ragcheck.plugin.options import RagcheckOptions
 
 __all__ = ["header_line"]
 

@@ -11,8 +11,9 @@ from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from typing import Any
 
-from pytest_ragcheck.checks import update_command
-from pytest_ragcheck.display import shorten
+from pytest_ragcheck.common.display import shorten
+from pytest_ragcheck.common.sorting import natural_key
+from pytest_ragcheck.gate.checks import update_command
 from pytest_ragcheck.report.document import sort_for_attention
 from pytest_ragcheck.report.labels import FAILING, ICONS, TEST_STATUSES, word
 from pytest_ragcheck.report.packing import ESCAPE
@@ -22,7 +23,6 @@ from pytest_ragcheck.report.terminal import (
     format_number,
     improved_nodeids,
 )
-from pytest_ragcheck.sorting import natural_key
 
 __all__ = ["GITHUB_SUMMARY_LIMIT", "render_github_summary", "render_markdown"]
 
@@ -316,7 +316,7 @@ def _section(test: Mapping[str, Any]) -> str:
 
 def comparison_markdown(document: Mapping[str, Any]) -> list[str]:
     """A table per ``ragcheck.compare(...)``: metrics as rows, systems as columns."""
-    from pytest_ragcheck.versus_table import comparison_cells, comparison_lines
+    from pytest_ragcheck.explore.table import comparison_cells, comparison_lines
 
     lines: list[str] = []
     for data in document.get("comparisons") or []:

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from pytest_ragcheck.escapes import utf8_writable
-from pytest_ragcheck.redact import Redactor, known_secrets, redact_data
+from pytest_ragcheck.common.escapes import json_safe, utf8_writable
+from pytest_ragcheck.common.redact import Redactor, known_secrets, redact_data
 from pytest_ragcheck.report.capped import MetricColumns, distribution, select_shown
 from pytest_ragcheck.report.cases import (
     MAX_HITS,
@@ -26,14 +26,13 @@ from pytest_ragcheck.report.cases import (
     all_cases_json,
     cases_json,
     clip,
-    json_safe,
     pack,
 )
 
 if TYPE_CHECKING:
-    from pytest_ragcheck.config import Settings
-    from pytest_ragcheck.policy import Verdict
-    from pytest_ragcheck.result import Result
+    from pytest_ragcheck.evaluation.result import Result
+    from pytest_ragcheck.evaluation.settings import Settings
+    from pytest_ragcheck.gate.verdict import Verdict
 
 __all__ = [
     "MAX_HITS",
@@ -43,7 +42,6 @@ __all__ = [
     "build_record",
     "clip",
     "failure_record",
-    "json_safe",
     "junit_properties",
     "metric_kind",
     "safe_url",
@@ -101,7 +99,7 @@ def _walk(value: Any) -> Any:
 
 
 def metric_kind(name: str) -> str:
-    from pytest_ragcheck.registry import find_metric
+    from pytest_ragcheck.metrics.registry import find_metric
 
     metric = find_metric(name)
     return metric.kind if metric is not None else "rank"

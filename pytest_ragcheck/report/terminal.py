@@ -10,8 +10,8 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_ragcheck.checks import update_command
-from pytest_ragcheck.display import format_value, signed
+from pytest_ragcheck.common.display import format_value, signed
+from pytest_ragcheck.gate.checks import update_command
 from pytest_ragcheck.report.document import sort_for_attention
 from pytest_ragcheck.report.labels import FAILING, TEST_STATUSES, title, word
 
@@ -251,7 +251,7 @@ def render_summary(
 
 def comparison_section(document: Mapping[str, Any], markup: bool = False) -> list[Line]:
     """``COMPARED  <test>`` and the side-by-side table of each ``ragcheck.compare(...)``."""
-    from pytest_ragcheck.versus_table import comparison_lines
+    from pytest_ragcheck.explore.table import comparison_lines
 
     lines: list[Line] = []
     for data in document.get("comparisons") or []:

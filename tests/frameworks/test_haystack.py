@@ -12,9 +12,9 @@ import pytest
 from corpus import cases, collection, embed, haystack_text_embedder, hit_ids
 
 from pytest_ragcheck import evaluate
-from pytest_ragcheck.config import build_settings
-from pytest_ragcheck.errors import RetrieverError
-from pytest_ragcheck.policy import check_floors
+from pytest_ragcheck.common.errors import RetrieverError
+from pytest_ragcheck.evaluation.keywords import build_settings
+from pytest_ragcheck.gate.verdict import check_floors
 
 if TYPE_CHECKING:
     from haystack import Pipeline

@@ -13,8 +13,8 @@ from bm25 import BM25
 from corpus import cases, collection, hit_ids, langchain_embeddings
 
 from pytest_ragcheck import evaluate
-from pytest_ragcheck.config import build_settings
-from pytest_ragcheck.policy import check_floors
+from pytest_ragcheck.evaluation.keywords import build_settings
+from pytest_ragcheck.gate.verdict import check_floors
 
 if TYPE_CHECKING:
     from langchain_core.vectorstores import InMemoryVectorStore

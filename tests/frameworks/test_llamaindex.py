@@ -12,8 +12,8 @@ import pytest
 from corpus import cases, collection, hit_ids, llamaindex_embedding
 
 from pytest_ragcheck import evaluate
-from pytest_ragcheck.config import build_settings
-from pytest_ragcheck.policy import check_floors
+from pytest_ragcheck.evaluation.keywords import build_settings
+from pytest_ragcheck.gate.verdict import check_floors
 
 if TYPE_CHECKING:
     from llama_index.core import VectorStoreIndex

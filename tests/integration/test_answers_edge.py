@@ -63,8 +63,6 @@ def _project(suite: Suite, marker: str, *, extra: str = PIPELINE) -> None:
     suite.make(
         f"""
         from pytest_ragcheck import ragcheck
-
-
         @ragcheck("golden.jsonl", {marker})
         def test_rag(ragcheck, pipeline):
             ragcheck(pipeline)
@@ -146,7 +144,7 @@ def _haystack_rag_pipeline() -> object:
 
 def test_the_function_suggested_for_a_haystack_rag_pipeline_runs() -> None:
     from pytest_ragcheck import evaluate
-    from pytest_ragcheck.errors import RetrieverError
+    from pytest_ragcheck.common.errors import RetrieverError
 
     pipe = _haystack_rag_pipeline()
     with pytest.raises(RetrieverError) as info:
@@ -257,8 +255,6 @@ def test_a_llamaindex_query_engine_passed_whole_is_told_to_pass_its_query(suite:
     suite.test(
         """
         from pytest_ragcheck import ragcheck
-
-
         @ragcheck("golden.jsonl", k=3, baseline=False, metrics=["mrr", "token_f1"])
         def test_rag(ragcheck, pipeline):
             result = ragcheck(pipeline.query)
@@ -298,8 +294,6 @@ def test_a_bound_batch_method_gets_the_depth_like_its_object(suite: Suite, metho
         f"""
         from conftest import Numbers
         from pytest_ragcheck import ragcheck
-
-
         @ragcheck("golden.jsonl", k=10, baseline=False, batch_size=2)
         def test_store(ragcheck, store_retriever):
             result = ragcheck(store_retriever{method})
@@ -334,8 +328,6 @@ def test_a_llamaindex_streaming_response_says_how_to_get_the_answer(suite: Suite
     suite.test(
         """
         from pytest_ragcheck import ragcheck
-
-
         @ragcheck("golden.jsonl", k=3, baseline=False, metrics=["mrr", "token_f1"])
         def test_rag(ragcheck, pipeline):
             result = ragcheck(lambda query: pipeline(query).get_response())
@@ -362,8 +354,6 @@ def test_blank_texts_are_never_sent_to_the_embedding_model(
         import pytest
 
         from pytest_ragcheck import ragcheck
-
-
         # the first judge request is about case fr's questions (judge_concurrency=1)
         @ragcheck("golden.jsonl", k=3, baseline=False,
                   metrics=["answer_relevancy", "answer_correctness"],
@@ -552,8 +542,6 @@ def test_a_quote_of_a_passage_that_holds_a_prompt_tag_is_found(
     suite.test(
         """
         from pytest_ragcheck import ragcheck
-
-
         @ragcheck("golden.jsonl", k=3, baseline=False, metrics=["faithfulness"])
         def test_rag(ragcheck, pipeline):
             result = ragcheck(pipeline)

@@ -58,8 +58,6 @@ def pipeline():
 """
 TEST = """
 from pytest_ragcheck import ragcheck
-
-
 @ragcheck("golden.jsonl", k=3, metrics=["mrr", "faithfulness", "token_f1"],
           min_faithfulness=0.9, min_token_f1=0.5)
 def test_rag(ragcheck, pipeline):
@@ -148,7 +146,6 @@ def test_answer_only_pipeline_with_rank_metrics_names_the_problem(suite: Suite) 
     suite.test(
         """
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=3, metrics=["mrr", "token_f1"], baseline=False)
         def test_rag(ragcheck, pipeline):
             ragcheck(pipeline)
@@ -168,7 +165,6 @@ def test_answer_relevancy_without_an_embedding_model_is_a_clean_usage_failure(
     suite.test(
         """
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", metrics=["answer_relevancy"], baseline=False)
         def test_rag(ragcheck, pipeline):
             ragcheck(pipeline)

@@ -44,7 +44,6 @@ def test_async_retrievers_and_pytest_asyncio_tests(suite, run_mode):
             import pytest
             from conftest import AsyncOnly, async_lookup
             from pytest_ragcheck import ragcheck
-
             @ragcheck("golden.jsonl", k=2, baseline=False, min_mrr=0.9)
             @pytest.mark.parametrize("retriever", [async_lookup, AsyncOnly()], ids=["fn", "ainvoke"])
             def test_rag(ragcheck, retriever):
@@ -64,7 +63,6 @@ def test_async_retrievers_and_pytest_asyncio_tests(suite, run_mode):
             import conftest
             from conftest import async_lookup, loop_recording
             from pytest_ragcheck import ragcheck
-
             @pytest.mark.asyncio
             @ragcheck("golden.jsonl", k=2, baseline=False)
             async def test_sync_retriever(ragcheck, retriever):
@@ -109,7 +107,6 @@ def test_async_retriever_errors_and_timeouts(suite):
         """
         from conftest import flaky
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=2, baseline=False, timeout=0.3)
         def test_rag(ragcheck):
             ragcheck(flaky)

@@ -55,7 +55,6 @@ import os
 
 import pytest
 from pytest_ragcheck import ragcheck
-
 if os.environ.get("RAGCHECK_TEST_BREAK") == "import{n}":
     import no_such_module_for_ragcheck  # noqa: F401
 if os.environ.get("RAGCHECK_TEST_BREAK") == "skip{n}":
@@ -273,8 +272,6 @@ EARLY_RETURN = """
 import os
 
 from pytest_ragcheck import ragcheck
-
-
 @ragcheck("golden.jsonl", k=5)
 def test_first(ragcheck, retriever):
     if os.environ.get("RAGCHECK_TEST_NO_CALL"):

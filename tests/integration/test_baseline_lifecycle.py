@@ -17,7 +17,6 @@ from harness import SERIAL_ONLY
 TESTS = """
 import pytest
 from pytest_ragcheck import ragcheck
-
 CRASH = {crash!r}
 
 

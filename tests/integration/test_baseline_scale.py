@@ -16,7 +16,6 @@ N = 6000
 
 TESTS = """
 from pytest_ragcheck import ragcheck
-
 N = {n}
 WORSE = {worse!r}
 

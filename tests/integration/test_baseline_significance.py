@@ -46,7 +46,6 @@ def real():
 
 TESTS = """
 from pytest_ragcheck import ragcheck
-
 @ragcheck("golden.jsonl", k=5, metrics=["mrr"], significance=0.05)
 def test_noisy_gated(ragcheck, noisy):
     ragcheck(noisy)

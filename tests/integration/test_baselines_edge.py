@@ -256,8 +256,6 @@ def test_judge_prune_counts_a_skipped_test_that_uses_only_the_fixture(
         """
         import pytest
         from pytest_ragcheck import ragcheck
-
-
         @ragcheck("golden.jsonl", k=2, metrics=["llm_relevancy"], baseline=False)
         def test_marked(ragcheck, retriever):
             ragcheck(retriever)

@@ -13,7 +13,6 @@ TEST = """
 import os
 from conftest import lookup
 from pytest_ragcheck import ragcheck
-
 NAME = os.fsdecode(b"gold\\xff.jsonl")
 
 def meh(query):

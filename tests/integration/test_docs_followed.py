@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import pytest_ragcheck
-from pytest_ragcheck.config import MARKER_KEYWORDS
-from pytest_ragcheck.options import OPTION_SPECS
+from pytest_ragcheck.evaluation.settings import MARKER_KEYWORDS
+from pytest_ragcheck.plugin.specs import OPTION_SPECS
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = (ROOT / "README.md", ROOT / "example_suite" / "README.md", *sorted(ROOT.glob("docs/*.md")))
@@ -112,8 +112,6 @@ def test_the_reference_answer_case_of_answers_md_runs_as_written(suite) -> None:
     )
     suite.test("""
         from pytest_ragcheck import ragcheck
-
-
         @ragcheck("golden/faq.jsonl", k=5, metrics=["recall", "token_f1"], baseline=False)
         def test_rag(ragcheck, pipeline):
             result = ragcheck(pipeline)

@@ -10,7 +10,7 @@ from bm25 import CRANFIELD
 from harness import cranfield_index
 
 import pytest_ragcheck
-from pytest_ragcheck.errors import ConfigError, GoldenSetError
+from pytest_ragcheck.common.errors import ConfigError, GoldenSetError
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -131,7 +131,7 @@ def test_retriever_errors_are_recorded_not_raised():
 
 
 def test_not_a_retriever():
-    from pytest_ragcheck.errors import RetrieverError
+    from pytest_ragcheck.common.errors import RetrieverError
 
     with pytest.raises(RetrieverError, match="cannot use int as a retriever"):
         pytest_ragcheck.evaluate(3, [{"query": "q", "expected_ids": ["a"]}])

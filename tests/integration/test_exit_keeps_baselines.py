@@ -12,8 +12,6 @@ import os
 import pytest
 
 from pytest_ragcheck import ragcheck
-
-
 def _stop():
     pytest.exit("stopping here", returncode=int(os.environ["RAGCHECK_TEST_EXIT"]))
 

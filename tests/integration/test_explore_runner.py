@@ -9,7 +9,6 @@ import pytest
 TEST = """
 from conftest import {name}
 from pytest_ragcheck import ragcheck
-
 @ragcheck("golden.jsonl", k=2, baseline=False, metrics=["mrr"]{extra})
 def test_rag(ragcheck):
     result = ragcheck({name})
@@ -195,7 +194,6 @@ def test_batch_retriever_returning_a_numpy_array_of_ids(suite):
         """
         import numpy as np
         from pytest_ragcheck import ragcheck
-
         ROWS = {"what is alpha": [1, 9], "what is beta": [9, 2], "gamma and delta": [3, 4],
                 "what is epsilon": [9, 9]}
 
@@ -225,7 +223,6 @@ def test_batch_retriever_that_drains_its_list_of_queries(suite, extra):
         """
         from conftest import lookup
         from pytest_ragcheck import ragcheck
-
         def draining(queries):
             hits = []
             while queries:

@@ -14,8 +14,6 @@ POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="POSIX FIFOs and
 
 SOURCE = """
 from pytest_ragcheck import ragcheck
-
-
 @ragcheck("golden.jsonl", k=5, metrics=["mrr"], baseline=False)
 def test_plain(ragcheck, retriever):
     ragcheck(retriever)
@@ -52,8 +50,6 @@ def test_a_history_path_that_is_a_pipe_is_not_read_to_the_end(suite: Suite) -> N
 
 HOSTILE_NAMES = """
 from pytest_ragcheck import ragcheck
-
-
 @ragcheck("golden.jsonl", k=5, metrics=["mrr"])
 def test_names(ragcheck, retriever):
     names = {"ref\\nline": retriever, "\\x1b[31mred": retriever, "z" * 10_000: retriever}

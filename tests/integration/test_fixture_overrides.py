@@ -11,7 +11,6 @@ from harness import SERIAL_ONLY
 def test_overrides_win_and_are_validated(suite, run_mode):
     suite.make("""
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=5, baseline=False, metrics=["mrr", "precision"], min_mrr=0.99)
         def test_rag(ragcheck, retriever):
             result = ragcheck(retriever, k=2, metrics=["precision"])
@@ -38,7 +37,6 @@ def test_override_floor_fails_the_test(suite):
     suite.make(
         """
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=2, baseline=False, min_mrr=0.1)
         def test_rag(ragcheck, retriever):
             ragcheck(retriever, min_mrr=0.5)
@@ -74,7 +72,6 @@ def test_cases_given_in_the_call_without_marker(suite):
 def test_bad_override_metric_name(suite):
     suite.make("""
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", baseline=False)
         def test_rag(ragcheck, retriever):
             ragcheck(retriever, metrics=["recal@5"])
@@ -88,7 +85,6 @@ def test_bad_override_metric_name(suite):
 def test_two_calls_in_one_test(suite):
     suite.make("""
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", baseline=False, metrics=["precision"])
         def test_rag(ragcheck, retriever):
             one = ragcheck(retriever, k=1)
@@ -105,7 +101,6 @@ def test_precedence_call_marker_cli_ini(suite):
     suite.test(
         """
         from pytest_ragcheck import ragcheck
-
         def test_ini(ragcheck):
             assert ragcheck.settings().concurrency == 3
             assert ragcheck.settings().timeout == 60.0  # built-in default

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 TESTS = """
 from pytest_ragcheck import ragcheck
-
 @ragcheck("golden.jsonl", metrics=["mrr"])
 def test_regressed(ragcheck, retriever):
     ragcheck(retriever)

@@ -13,13 +13,11 @@ import pytest
 from chromium import Browser, needs_chromium
 from harness import Suite
 
-from pytest_ragcheck.history import FORMAT
+from pytest_ragcheck.explore.history import FORMAT
 from pytest_ragcheck.report.schema import Report
 
 SOURCE = """
 from pytest_ragcheck import ragcheck
-
-
 @ragcheck("golden.jsonl", k=5)
 def test_gated(ragcheck, retriever):
     ragcheck(retriever)
@@ -33,8 +31,6 @@ def test_two_calls(ragcheck, retriever):
 
 COMPARE_SOURCE = """
 from pytest_ragcheck import ragcheck
-
-
 @ragcheck("golden.jsonl", k=5, metrics=["mrr", "ndcg"])
 def test_choose(ragcheck, retriever):
     cmp = ragcheck.compare({"old": lambda q: ["x", "y", *retriever(q)], "new": retriever})

@@ -319,8 +319,6 @@ import os
 
 import pytest
 from pytest_ragcheck import ragcheck
-
-
 @pytest.fixture
 def broken_index():
     raise RuntimeError("index not built with key " + os.environ["RAGCHECK_TEST_API_KEY"])

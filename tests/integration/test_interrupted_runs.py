@@ -27,8 +27,6 @@ from judge_server import JudgeServer
 
 SOURCE = """
 from pytest_ragcheck import ragcheck
-
-
 @ragcheck("golden.jsonl", k=3, metrics=["llm_relevancy"], baseline=False)
 def test_first(ragcheck, retriever):
     ragcheck(retriever)
@@ -38,8 +36,6 @@ OTHER = """
 import pytest
 {guard}
 from pytest_ragcheck import ragcheck
-
-
 @ragcheck("golden.jsonl", k=3, metrics=["llm_relevancy"], baseline=False)
 def test_other(ragcheck, retriever):
     ragcheck(retriever)
@@ -128,8 +124,6 @@ HISTORY_SOURCE = """
 import os
 
 from pytest_ragcheck import ragcheck
-
-
 @ragcheck("golden.jsonl", k=3, baseline=False, min_mrr=0.5)
 def test_a(ragcheck, retriever):
     ragcheck(retriever)
@@ -187,8 +181,6 @@ def test_history_lines_of_a_run_that_stopped_early_say_so(
 
 JUDGED = """
 from pytest_ragcheck import ragcheck
-
-
 @ragcheck("golden.jsonl", k=3, metrics=["llm_relevancy"], baseline=False, judge_concurrency=1)
 def test_judged(ragcheck, retriever):
     ragcheck(retriever)

@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from pytest_ragcheck import evaluate
-from pytest_ragcheck.config import JudgeSettings
+from pytest_ragcheck.evaluation.settings import JudgeSettings
 
 CASES = [
     {

@@ -50,7 +50,6 @@ from pathlib import Path
 
 import pytest
 from pytest_ragcheck import ragcheck
-
 JUDGE = ["llm_relevancy", "llm_precision", "context_recall"]
 
 
@@ -179,7 +178,6 @@ def test_marker_keywords_and_the_budget(
 ) -> None:
     source = f"""
     from pytest_ragcheck import ragcheck
-
     @ragcheck(
         "golden.jsonl", k=3, metrics=["llm_relevancy"], baseline=False,
         judge_model={JUDGE_MODEL!r}, judge_api_base={judge_server.url!r},
@@ -236,7 +234,6 @@ def test_a_failing_judge_threshold_lists_worst_cases_with_reasons(
 ) -> None:
     source = """
     from pytest_ragcheck import ragcheck
-
     @ragcheck("golden.jsonl", k=3, metrics=["llm_relevancy"], baseline=False,
               min_llm_relevancy_at_3=0.9)
     def test_floor(ragcheck, retriever):

@@ -22,8 +22,6 @@ DROPPED = "alpha letters [g=1]"
 
 SOURCE = """
 from pytest_ragcheck import ragcheck
-
-
 @ragcheck("golden.jsonl", k=3, metrics=["llm_relevancy"], baseline=False)
 def test_first(ragcheck, retriever):
     ragcheck(retriever)

@@ -18,8 +18,8 @@ from judge_fixtures import JUDGE_MODEL
 from judge_server import JudgeServer
 from kappa_reference import fleiss_cohen_everitt, quadratic_weights
 
+from pytest_ragcheck.common.redact import MARKER
 from pytest_ragcheck.judge.agreement import Z95
-from pytest_ragcheck.redact import MARKER
 
 KEY = "sk-ragcheck-echo-0123456789abcdefXYZ"
 
@@ -265,7 +265,6 @@ def test_proposals_hold_exactly_the_unlabelled_judged_documents(
 ) -> None:
     source = """
     from pytest_ragcheck import ragcheck
-
     @ragcheck("golden.jsonl", k=7, metrics=["llm_relevancy"], baseline=False)
     def test_verdicts(ragcheck, retriever):
         ragcheck(retriever)
@@ -327,7 +326,6 @@ def test_an_echoed_key_appears_in_no_output(
 ) -> None:
     source = """
     from pytest_ragcheck import ragcheck
-
     @ragcheck("golden.jsonl", k=7, metrics=["llm_relevancy"], baseline=False)
     def test_first(ragcheck, retriever):
         ragcheck(retriever)

@@ -6,7 +6,6 @@ from harness import SERIAL_ONLY
 
 TESTS = """
 from pytest_ragcheck import ragcheck
-
 @ragcheck("golden.jsonl", metrics=["mrr"])
 def test_regressed(ragcheck, retriever):
     ragcheck(retriever)

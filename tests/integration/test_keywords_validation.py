@@ -117,7 +117,6 @@ def test_bad_keyword_values(suite, keywords, expected):
 def test_two_positional_arguments(suite):
     suite.make("""
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", "other.jsonl", baseline=False)
         def test_rag(ragcheck, retriever):
             ragcheck(retriever)
@@ -131,7 +130,6 @@ def test_parametrized_test_reports_the_problem_once(suite):
     suite.make("""
         import pytest
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", baseline=False, k=0)
         @pytest.mark.parametrize("n", [1, 2, 3])
         def test_rag(ragcheck, retriever, n):

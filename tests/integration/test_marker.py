@@ -14,7 +14,6 @@ from harness import SERIAL_ONLY
 def test_newcomer_flow_passes(suite, run_mode):
     suite.make("""
         from pytest_ragcheck import ragcheck
-
         @ragcheck(cases="golden.jsonl", k=2, baseline=False, min_mrr=0.9, min_recall_at_2=0.9)
         def test_faq(ragcheck, retriever):
             result = ragcheck(retriever)
@@ -64,7 +63,6 @@ def test_strict_markers_accept_pytest_mark_spelling(suite):
 def test_positional_and_keyword_cases_are_the_same(suite):
     suite.make("""
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=2, baseline=False)
         def test_positional(ragcheck, retriever):
             assert ragcheck(retriever)["precision@2"] == 0.625
@@ -87,7 +85,6 @@ def test_class_method_and_parametrized_markers(suite, run_mode):
         import pytest
         from conftest import lookup, weak
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=2, baseline=False, min_hit_rate=0.5)
         @pytest.mark.parametrize("name", ["good", "weak"])
         def test_param(ragcheck, name):
@@ -109,7 +106,6 @@ def test_class_method_and_parametrized_markers(suite, run_mode):
         """
         import pytest
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=5, baseline=False, metrics=["mrr", "recall"])
         class TestRag:
             @ragcheck(k=2)
@@ -161,7 +157,6 @@ def test_cases_path_resolution(suite, where):
     suite.test(
         """
         from pytest_ragcheck import ragcheck
-
         @ragcheck("{path}", k=2, baseline=False)
         def test_rag(ragcheck, retriever):
             assert ragcheck(retriever)["mrr@2"] == 1.0

@@ -23,8 +23,6 @@ MODES = (
 TWO_TESTS = """
 import pytest
 from pytest_ragcheck import ragcheck
-
-
 @pytest.mark.xdist_group("first")
 @ragcheck("golden.jsonl", k=2)
 def test_Search(ragcheck, retriever):
@@ -40,8 +38,6 @@ def test_search(ragcheck, retriever):
 ONE_TEST = """
 import pytest
 from pytest_ragcheck import ragcheck
-
-
 @pytest.mark.xdist_group("{group}")
 @ragcheck("golden.jsonl", k=2)
 def test_rag(ragcheck, retriever):

@@ -13,7 +13,6 @@ from harness import RUN_MODES
 
 RAGCHECK_TEST = """
 from pytest_ragcheck import ragcheck
-
 @ragcheck("golden.jsonl", baseline=False, min_mrr=0.5)
 def test_rag(ragcheck, retriever):
     ragcheck(retriever)
@@ -142,7 +141,6 @@ def test_every_process_gets_the_same_defaults(suite, run_mode):
     suite.test(
         """
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl")
         def test_settings(ragcheck):
             settings = ragcheck.settings()

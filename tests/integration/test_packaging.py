@@ -125,8 +125,6 @@ def test_wheel_installs_into_a_fresh_venv_and_the_plugin_runs(dist: Path, tmp_pa
             f"""
             import pytest_ragcheck
             from pytest_ragcheck import ragcheck
-
-
             def test_imports_the_installed_copy():
                 assert pytest_ragcheck.__file__.startswith({str(site)!r})
 

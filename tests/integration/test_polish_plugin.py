@@ -15,8 +15,6 @@ from harness import Suite, ragcheck_module
 MARKED = """
 import pytest
 from pytest_ragcheck import ragcheck
-
-
 @ragcheck("golden.jsonl", k=2, baseline=False)
 def test_forgot_the_call(ragcheck, retriever):
     retriever("what is alpha")
@@ -139,8 +137,6 @@ def test_the_warning_can_be_filtered_as_a_pytest_warning(suite: Suite) -> None:
 
 COMPARING = """
 from pytest_ragcheck import ragcheck
-
-
 @ragcheck("golden.jsonl", k=2, baseline=False)
 def test_gated(ragcheck, retriever):
     ragcheck(retriever)
@@ -169,8 +165,6 @@ def test_the_count_line_counts_the_comparisons_it_lists(suite: Suite, run_mode) 
 
 BASELINED = """
 from pytest_ragcheck import ragcheck
-
-
 @ragcheck("golden.jsonl", k=5)
 def test_first(ragcheck, retriever):
     ragcheck(retriever)

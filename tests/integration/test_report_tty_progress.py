@@ -17,7 +17,6 @@ SLOW = """
 import time
 
 from pytest_ragcheck import ragcheck
-
 def slow(query):
     time.sleep(0.3)
     return ["a", "b", "c", "d", "e"]

@@ -9,7 +9,6 @@ from harness import SERIAL_ONLY
 TEST = """
 from conftest import {name}
 from pytest_ragcheck import ragcheck
-
 @ragcheck("golden.jsonl", k=2, baseline=False, metrics=["mrr"]{extra})
 def test_rag(ragcheck):
     result = ragcheck({name})

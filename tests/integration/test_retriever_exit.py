@@ -9,7 +9,6 @@ import pytest
 TEST = """
 from conftest import {name}
 from pytest_ragcheck import ragcheck
-
 @ragcheck("golden.jsonl", k=2, baseline=False, metrics=["mrr"]{extra})
 def test_rag(ragcheck):
     ragcheck({name})

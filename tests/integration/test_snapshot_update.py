@@ -11,14 +11,13 @@ import importlib.metadata
 import pytest
 from harness import SERIAL_ONLY, Suite, ragcheck_module
 
-import pytest_ragcheck.baseline
+import pytest_ragcheck.plugin.snapshots
 
 SYRUPY_MAJOR = int(importlib.metadata.version("syrupy").split(".")[0])
 CRASHING = {
     "test_call_crash": """
         import os
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=5)
         def test_call(ragcheck, retriever):
             if os.environ.get("RAGCHECK_TEST_CRASH"):
@@ -29,7 +28,6 @@ CRASHING = {
         import os
         import pytest
         from pytest_ragcheck import ragcheck
-
         @pytest.fixture
         def index():
             if os.environ.get("RAGCHECK_TEST_CRASH"):
@@ -42,7 +40,6 @@ CRASHING = {
     "test_module_crash": """
         import os
         from pytest_ragcheck import ragcheck
-
         def setup_module(module):
             if os.environ.get("RAGCHECK_TEST_CRASH"):
                 raise RuntimeError("module setup failed")
@@ -54,7 +51,6 @@ CRASHING = {
     "test_between_calls": """
         import os
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=5)
         def test_twice(ragcheck, retriever):
             ragcheck(retriever)
@@ -64,7 +60,6 @@ CRASHING = {
     """,
     "test_fine": """
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=5)
         def test_fine(ragcheck, retriever):
             ragcheck(retriever)
@@ -126,7 +121,7 @@ def test_without_the_protection_syrupy_would_delete_them(suite, run_mode, monkey
     # The run is in this process and uses this module (imported above, before any run):
     # patched here, it is restored after the test. A patch from the project's conftest would
     # outlive the run and break the later runs of this process.
-    monkeypatch.setattr(pytest_ragcheck.baseline, "keep_baselines", lambda item: 0)
+    monkeypatch.setattr(pytest_ragcheck.plugin.snapshots, "keep_baselines", lambda item: 0)
     monkeypatch.setenv("RAGCHECK_TEST_CRASH", "1")
     result = suite.run("--snapshot-update", *run_mode)
     after = suite.snapshots()
@@ -157,7 +152,6 @@ import os
 
 import pytest
 from pytest_ragcheck import ragcheck
-
 @ragcheck("golden.jsonl", k=5)
 def test_alpha(ragcheck, retriever):
     ragcheck(retriever)
@@ -227,7 +221,6 @@ def test_selection_updates_only_what_ran(suite, run_mode, monkeypatch) -> None:
 
 OVERRIDES = """
 from pytest_ragcheck import ragcheck
-
 @ragcheck("golden.jsonl", k=5)
 def test_override(ragcheck, retriever):
     ragcheck(retriever, baseline=False)

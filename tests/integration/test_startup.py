@@ -53,7 +53,6 @@ def test_collecting_ragcheck_tests_loads_nothing_heavy(suite, monkeypatch):
     suite.test(
         """
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=5, metrics=["mrr", "ndcg@3"], min_recall_at_5=0.5)
         def test_rag(ragcheck):
             pass

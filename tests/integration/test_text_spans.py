@@ -45,7 +45,6 @@ def test_span_matching(suite, run_mode):
         """
         from conftest import spans
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=4, baseline=False, metrics=["mrr", "recall", "precision", "hit_rate"])
         def test_rag(ragcheck):
             result = ragcheck(spans)
@@ -79,7 +78,6 @@ def test_span_recall_respects_the_cutoff(suite):
         """
         from conftest import spans
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=3, baseline=False, metrics=["recall", "recall@2"], min_recall=0.9)
         def test_rag(ragcheck):
             ragcheck(spans)
@@ -98,7 +96,6 @@ def test_hits_without_text_are_an_error_for_span_cases(suite):
     suite.make(
         """
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=2, baseline=False, metrics=["recall"])
         def test_rag(ragcheck, retriever):
             ragcheck(retriever)

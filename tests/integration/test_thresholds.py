@@ -75,7 +75,6 @@ def test_violated_bounds_fail_with_one_message(suite, run_mode):
         """
         from conftest import slow
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=2, baseline=False, max_latency_p95_ms=0.5)
         def test_latency(ragcheck):
             ragcheck(slow)
@@ -114,7 +113,6 @@ def test_threshold_on_a_metric_not_listed_is_computed(suite):
     suite.make(
         """
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=2, baseline=False, metrics=["mrr"], min_recall_at_1=0.9)
         def test_rag(ragcheck, retriever):
             ragcheck(retriever)
@@ -131,7 +129,6 @@ def test_user_assertions_still_work_after_passing_floors(suite):
     suite.make(
         """
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", k=2, baseline=False, min_mrr=0.5)
         def test_rag(ragcheck, retriever):
             result = ragcheck(retriever)

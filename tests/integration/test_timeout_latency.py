@@ -13,7 +13,6 @@ TEST = """
 import threading
 from conftest import lookup
 from pytest_ragcheck import ragcheck
-
 HANG = threading.Event()
 
 def hangs_on_beta(query):

@@ -9,7 +9,6 @@ def test_cases_given_positionally_and_as_keyword_differently_is_a_usage_error(su
     # `@ragcheck("a.jsonl", cases="b.jsonl")` used to evaluate b.jsonl without a word.
     suite.make("""
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", cases="other.jsonl", baseline=False)
         def test_rag(ragcheck, retriever):
             ragcheck(retriever)
@@ -27,7 +26,6 @@ def test_cases_given_positionally_and_as_keyword_differently_is_a_usage_error(su
 def test_cases_given_positionally_and_as_the_same_keyword_still_runs(suite):
     suite.make("""
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", cases="golden.jsonl", k=2, baseline=False)
         def test_rag(ragcheck, retriever):
             assert ragcheck(retriever)["precision@2"] == 0.625

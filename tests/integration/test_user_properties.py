@@ -28,7 +28,6 @@ def test_junitxml_has_metric_properties(suite, run_mode):
     suite.make(
         """
         from pytest_ragcheck import ragcheck
-
         @ragcheck("golden.jsonl", baseline=False)
         def test_rag(ragcheck, retriever):
             ragcheck(retriever)

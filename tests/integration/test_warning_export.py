@@ -9,7 +9,6 @@ from pytest_ragcheck.plugin import RagcheckWarning
 
 TEST = """
 from pytest_ragcheck import ragcheck
-
 @ragcheck("golden.jsonl", k=2, baseline=False)
 def test_unchecked(ragcheck):
     return

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 from pytest_ragcheck import ragcheck
-
 TORN_DOWN = Path(__file__).with_name("torn_down.txt")
 
 

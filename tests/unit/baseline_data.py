@@ -6,10 +6,11 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_ragcheck.baseline_doc import BaselineDoc
-from pytest_ragcheck.config import Settings, build_settings
-from pytest_ragcheck.names import parse_metric
-from pytest_ragcheck.result import CaseResult, Result
+from pytest_ragcheck.baseline.document import BaselineDoc
+from pytest_ragcheck.evaluation.keywords import build_settings
+from pytest_ragcheck.evaluation.result import CaseResult, Result
+from pytest_ragcheck.evaluation.settings import Settings
+from pytest_ragcheck.metrics.names import parse_metric
 
 GOLDEN_HASH = "3f" * 32
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from pytest_ragcheck.names import RANK_METRICS
+from pytest_ragcheck.metrics.names import RANK_METRICS
 
 CUTOFFS: tuple[int | None, ...] = (1, 3, 5, 10, None)
 #: Every rank metric at every cutoff (``r_precision`` once: it has none).

@@ -13,11 +13,11 @@ import math
 import random
 from typing import Any
 
-from pytest_ragcheck.config import build_settings
-from pytest_ragcheck.names import parse_metric
-from pytest_ragcheck.policy import CaseChange, MetricCheck, check_floors
+from pytest_ragcheck.evaluation.keywords import build_settings
+from pytest_ragcheck.evaluation.result import CaseResult, HitRecord, Result
+from pytest_ragcheck.gate.verdict import CaseChange, MetricCheck, check_floors
+from pytest_ragcheck.metrics.names import parse_metric
 from pytest_ragcheck.report.record import build_record
-from pytest_ragcheck.result import CaseResult, HitRecord, Result
 
 QUERIES = (
     "how do I reset my password",

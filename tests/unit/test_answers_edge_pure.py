@@ -8,8 +8,8 @@ import math
 import pytest
 
 from pytest_ragcheck.answers.lexical import bleu
-from pytest_ragcheck.answers.output import split_output
 from pytest_ragcheck.judge.client import _vector
+from pytest_ragcheck.run.output import split_output
 
 
 @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])

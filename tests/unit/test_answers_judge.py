@@ -18,8 +18,8 @@ from judge_server import JudgeServer, embed_text
 
 from pytest_ragcheck import Result, evaluate
 from pytest_ragcheck.answers.judged import EmbeddingError, cosine
-from pytest_ragcheck.config import JudgeSettings
-from pytest_ragcheck.errors import ConfigError
+from pytest_ragcheck.common.errors import ConfigError
+from pytest_ragcheck.evaluation.settings import JudgeSettings
 from pytest_ragcheck.judge.schemas import MAX_ITEMS
 
 CONTEXT = "Paris is the capital of France. It lies on the Seine."
@@ -214,7 +214,7 @@ def test_budget_covers_verdicts_and_embeddings(
 def test_reference_answer_missing_for_a_judged_metric_names_the_cases(
     settings: JudgeSettings,
 ) -> None:
-    from pytest_ragcheck.errors import GoldenSetError
+    from pytest_ragcheck.common.errors import GoldenSetError
 
     cases = [{"id": "x", "query": "q", "expected_ids": ["d1"]}]
     with pytest.raises(GoldenSetError, match="'x'"):

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from pytest_ragcheck import evaluate
-from pytest_ragcheck.answers.output import Answer, split_output
-from pytest_ragcheck.errors import GoldenSetError
-from pytest_ragcheck.hits import normalize_hits
+from pytest_ragcheck.common.errors import GoldenSetError
+from pytest_ragcheck.run.hits import normalize_hits
+from pytest_ragcheck.run.output import Answer, split_output
 
 HITS = [{"id": "d1", "text": "Paris is the capital of France."}]
 
@@ -157,9 +157,10 @@ def test_on_error_zero_scores_failed_cases_zero_for_answer_metrics() -> None:
 
 
 def test_judge_embedding_model_from_cli_ini_and_marker(tmp_path: Path) -> None:
-    from pytest_ragcheck.config import Defaults, build_settings
-    from pytest_ragcheck.errors import ConfigError
-    from pytest_ragcheck.options import parse_options
+    from pytest_ragcheck.common.errors import ConfigError
+    from pytest_ragcheck.evaluation.keywords import build_settings
+    from pytest_ragcheck.evaluation.settings import Defaults
+    from pytest_ragcheck.plugin.options import parse_options
 
     def judge(cli: dict[str, Any], ini: dict[str, Any]) -> Any:
         options = parse_options(cli=cli, ini=ini, invocation_dir=tmp_path, rootdir=tmp_path)

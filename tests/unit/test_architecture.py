@@ -44,15 +44,18 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _imports(nodes: Iterable[ast.AST]) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Every import statement in ``nodes``, at any depth, except ``if TYPE_CHECKING:`` ones."""
+def _imports(
+    nodes: Iterable[ast.AST], *, typing: bool = False
+) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement in ``nodes``, at any depth; ``if TYPE_CHECKING:`` ones only
+    with ``typing`` (they never run, but a loop through them is still a loop to a reader)."""
     for node in nodes:
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
-        elif isinstance(node, ast.If) and _is_type_checking(node.test):
+        elif isinstance(node, ast.If) and _is_type_checking(node.test) and not typing:
             yield from _imports(node.orelse)
         else:
-            yield from _imports(ast.iter_child_nodes(node))
+            yield from _imports(ast.iter_child_nodes(node), typing=typing)
 
 
 def _resolve(node: ast.ImportFrom, importer: str, modules: Mapping[str, Path]) -> str:
@@ -86,12 +89,14 @@ def _targets(
             yield module
 
 
-def import_graph(modules: Mapping[str, Path]) -> dict[str, set[str]]:
-    """Module -> the modules of the same package it imports."""
+def import_graph(modules: Mapping[str, Path], *, typing: bool = False) -> dict[str, set[str]]:
+    """Module -> the modules of the same package it imports (with ``typing``, type-only
+    imports too)."""
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        graph[name] = {t for n in _imports([tree]) for t in _targets(n, name, modules)} - {name}
+        imports = _imports([tree], typing=typing)
+        graph[name] = {t for n in imports for t in _targets(n, name, modules)} - {name}
     return graph
 
 
@@ -155,7 +160,9 @@ def test_the_graph_sees_every_kind_of_import(tmp_path: Path) -> None:
 
 
 def test_no_import_cycles() -> None:
-    found = cycles(import_graph(MODULES))
+    """None at run time, and none through ``if TYPE_CHECKING:`` imports either: data flows
+    down, so a module never needs the type of one that imports it."""
+    found = cycles(import_graph(MODULES, typing=True))
     assert not found, "import cycles in the package:\n" + "\n".join(
         " -> ".join(cycle) for cycle in found
     )
@@ -202,4 +209,93 @@ def test_import_loads_nothing_heavy(module: str) -> None:
 
 def test_probe_detects_a_heavy_import() -> None:
     """The probe itself works: importing the golden-set loader does pull in pydantic."""
-    assert "pydantic" in _heavy_loaded_by("pytest_ragcheck.golden")
+    assert "pydantic" in _heavy_loaded_by("pytest_ragcheck.golden.model")
+
+
+#: Everything importing the plugin loads of ours: pytest imports it in every project that has
+#: the plugin installed, ragcheck tests or not (the rest loads with a marker or the fixture).
+PLUGIN_IMPORT = [
+    "pytest_ragcheck",
+    "pytest_ragcheck.baseline",
+    "pytest_ragcheck.baseline.options",
+    "pytest_ragcheck.common",
+    "pytest_ragcheck.common.errors",
+    "pytest_ragcheck.common.version",
+    "pytest_ragcheck.plugin",
+    "pytest_ragcheck.plugin.items",
+    "pytest_ragcheck.plugin.specs",
+]
+
+OURS_PROBE = """
+import json, sys
+{code}
+tops = {{m.split(".")[0] for m in sys.modules}}
+print(json.dumps([sorted(m for m in sys.modules if m.split(".")[0] == "pytest_ragcheck"),
+                  sorted(tops & set({heavy!r}))]))
+"""
+
+
+def _loaded_by(code: str, cwd: Path | None = None) -> tuple[list[str], list[str]]:
+    """Our modules and the heavy ones a fresh interpreter has loaded after running ``code``."""
+    path = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+    out = subprocess.run(
+        [sys.executable, "-c", OURS_PROBE.format(code=code, heavy=HEAVY)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env=env,
+        cwd=cwd,
+    ).stdout
+    ours, heavy = json.loads(out.strip().splitlines()[-1])
+    return ours, heavy
+
+
+def test_the_plugin_import_loads_a_fixed_short_list() -> None:
+    assert _loaded_by("import pytest_ragcheck.plugin") == (PLUGIN_IMPORT, [])
+
+
+#: Stages a session without any ragcheck test never loads (its options are still checked).
+UNUSED_STAGES = ("golden", "run", "metrics", "judge", "answers", "gate", "explore")
+
+
+def test_a_session_without_ragcheck_tests_loads_no_stage(tmp_path: Path) -> None:
+    (tmp_path / "test_plain.py").write_text("def test_one():\n    assert True\n")
+    code = (
+        "import pytest\n"
+        "assert pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'no:langsmith_plugin', "
+        "'test_plain.py']) == 0"
+    )
+    loaded, heavy = _loaded_by(code, cwd=tmp_path)
+    assert "pytest_ragcheck.plugin.options" in loaded  # the plugin ran: its options were read
+    stages = sorted(m for m in loaded if m.split(".")[1:2] and m.split(".")[1] in UNUSED_STAGES)
+    assert stages == []
+    assert set(heavy) <= {"syrupy"}  # syrupy's own pytest plugin loads it, not ours
+
+
+#: The package's top level: one folder per stage, each ``__init__`` saying what it owns.
+STAGES = (
+    "answers",
+    "baseline",
+    "common",
+    "evaluation",
+    "explore",
+    "gate",
+    "golden",
+    "judge",
+    "metrics",
+    "plugin",
+    "report",
+    "run",
+)
+
+
+def test_the_top_level_is_one_folder_per_stage() -> None:
+    entries = sorted(
+        p.name for p in PACKAGE.iterdir() if p.name != "__pycache__" and not p.name.startswith(".")
+    )
+    assert entries == sorted([*STAGES, "__init__.py", "py.typed"])
+    for stage in STAGES:
+        tree = ast.parse((PACKAGE / stage / "__init__.py").read_text(encoding="utf-8"))
+        assert ast.get_docstring(tree), f"{stage}/__init__.py says nothing of what it owns"

@@ -8,15 +8,16 @@ from typing import Any
 import pytest
 from baseline_data import make_result, per_case, settings
 
-from pytest_ragcheck.baseline_decision import (
+from pytest_ragcheck.baseline.decision import (
     BaselineDecision,
     BaselineOutcome,
     StoredText,
     decide_baseline,
 )
-from pytest_ragcheck.baseline_doc import BaselineDoc, BaselineOptions
-from pytest_ragcheck.policy import Verdict, check_floors
-from pytest_ragcheck.result import Result
+from pytest_ragcheck.baseline.document import BaselineDoc
+from pytest_ragcheck.baseline.options import BaselineOptions
+from pytest_ragcheck.evaluation.result import Result
+from pytest_ragcheck.gate.verdict import Verdict, check_floors
 
 PATH = "__snapshots__/test_rag/test_x[ragcheck].json"
 BEFORE = make_result(per_case("mrr@10", [1.0] * 8))

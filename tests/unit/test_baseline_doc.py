@@ -8,13 +8,13 @@ import re
 import pytest
 from baseline_data import GOLDEN_HASH, make_result
 
-from pytest_ragcheck.baseline_doc import (
+from pytest_ragcheck.baseline.document import (
     FORMAT,
     SCHEMA_VERSION,
     BaselineDoc,
     NewerBaselineError,
 )
-from pytest_ragcheck.errors import BaselineError
+from pytest_ragcheck.common.errors import BaselineError
 
 VALUES = {
     "b-case": {"mrr@10": 0.5, "recall@10": 2 / 3},
@@ -208,9 +208,9 @@ def test_newer_schema_says_upgrade() -> None:
 
 
 def test_stored_ranking_depth_follows_the_stored_metrics_only() -> None:
-    from pytest_ragcheck.baseline_doc import hits_depth
-    from pytest_ragcheck.names import parse_metric
-    from pytest_ragcheck.result import Result
+    from pytest_ragcheck.baseline.document import hits_depth
+    from pytest_ragcheck.evaluation.result import Result
+    from pytest_ragcheck.metrics.names import parse_metric
 
     def depth(*names: str) -> int:
         specs = tuple(parse_metric(n, 10) for n in names)

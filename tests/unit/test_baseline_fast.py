@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from baseline_data import make_result
 
-from pytest_ragcheck import baseline_doc
-from pytest_ragcheck.baseline_bulk import LazyHits
-from pytest_ragcheck.baseline_doc import BaselineDoc, round_value
-from pytest_ragcheck.baseline_rows import case_block
-from pytest_ragcheck.errors import BaselineError
+from pytest_ragcheck.baseline import document as baseline_doc
+from pytest_ragcheck.baseline.bulk import LazyHits
+from pytest_ragcheck.baseline.document import BaselineDoc, round_value
+from pytest_ragcheck.baseline.rows import case_block
+from pytest_ragcheck.common.errors import BaselineError
 
 ODD_IDS = [
     "q1",

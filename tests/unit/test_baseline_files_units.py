@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_ragcheck.baseline_bulk import LazyHits
-from pytest_ragcheck.baseline_doc import BaselineDoc
+from pytest_ragcheck.baseline.bulk import LazyHits
+from pytest_ragcheck.baseline.document import BaselineDoc
 
 CASES = {f"q{i}": {"mrr@10": 1.0 / i, "recall@10": 0.5} for i in range(1, 5)}
 HITS = {case_id: (f"d{case_id}", "x", f"y{case_id}") for case_id in CASES}

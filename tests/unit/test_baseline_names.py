@@ -7,7 +7,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from pytest_ragcheck.baseline import safe_file_stem
+from pytest_ragcheck.plugin.snapshots import safe_file_stem
 
 UNSAFE = re.compile(r'[\\/?*:|"<>\x00-\x1f\x7f]')
 

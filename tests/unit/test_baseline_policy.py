@@ -8,14 +8,14 @@ from typing import Any
 import pytest
 from baseline_data import make_result, per_case, settings, stored
 
-from pytest_ragcheck.policy import (
+from pytest_ragcheck.evaluation.result import Result
+from pytest_ragcheck.gate.verdict import (
     BaselineComparison,
     MetricCheck,
     Verdict,
     check_floors,
     compare_with_baseline,
 )
-from pytest_ragcheck.result import Result
 
 #: Eight cases at MRR 1.0: the baseline of most tests below.
 BEFORE = [1.0] * 8
@@ -180,7 +180,7 @@ def test_floor_violation_keeps_its_status_and_notes_the_regression() -> None:
     assert check.status == "below_floor"
     assert check.bound == 0.9
     assert check.note.startswith("also regressed against the baseline: mrr@10: 1.000 → 0.500")
-    comparison.apply(floors)
+    floors.merge(comparison)
     message = floors.message(now)
     assert "mrr@10: 0.500 < 0.900 (floor)" in message
     assert "also regressed against the baseline" in message
@@ -260,7 +260,7 @@ def test_apply_and_message_show_regressions_cases_and_hint() -> None:
     verdict = check_floors(
         now, settings(), header="golden.jsonl (8 cases, k=10)", nodeid="tests/test_rag.py::test_a"
     )
-    comparison.apply(verdict)
+    verdict.merge(comparison)
     assert verdict.failed
     message = verdict.message(now)
     lines = message.splitlines()
@@ -295,7 +295,7 @@ def test_message_says_what_the_comparison_was_made_on() -> None:
     now = make_result(per_case("mrr@10", [0.0] * 6 + [1.0] * 4))
     comparison = compare_with_baseline(now, stored(base), settings())
     verdict = check_floors(now, settings(), header="golden.jsonl (10 cases, k=10)")
-    comparison.apply(verdict)
+    verdict.merge(comparison)
     assert verdict.golden_change == (
         "golden set changed since the baseline: 2 added (q09, q10); compared on the 8 "
         "shared case(s)"
@@ -333,5 +333,5 @@ def test_checks_are_frozen_copies() -> None:
     assert floors["mrr@10"].baseline is None  # the input is not mutated
     assert dataclasses.is_dataclass(comparison.checks["mrr@10"])
     verdict = Verdict(checks=dict(floors))
-    comparison.apply(verdict)
+    verdict.merge(comparison)
     assert verdict.checks["mrr@10"].status == "regressed"

@@ -42,9 +42,9 @@ def test_failed_cases_scored_zero_are_named_as_such() -> None:
 
 
 def test_explicit_cutoffs_are_stored_whole_whatever_max_hits() -> None:
-    from pytest_ragcheck.baseline_doc import hits_depth
-    from pytest_ragcheck.names import parse_metric
-    from pytest_ragcheck.result import Result
+    from pytest_ragcheck.baseline.document import hits_depth
+    from pytest_ragcheck.evaluation.result import Result
+    from pytest_ragcheck.metrics.names import parse_metric
 
     def depth(*names: str, max_hits: int) -> int:
         specs = tuple(parse_metric(n, 10) for n in names)
@@ -61,8 +61,8 @@ def test_a_metric_given_twice_in_a_case_line_is_a_damaged_file() -> None:
     """The chunked read of a canonical file kept the last of two values, silently."""
     import pytest
 
-    from pytest_ragcheck.baseline_doc import BaselineDoc
-    from pytest_ragcheck.errors import BaselineError
+    from pytest_ragcheck.baseline.document import BaselineDoc
+    from pytest_ragcheck.common.errors import BaselineError
 
     doc = BaselineDoc(
         k=10,

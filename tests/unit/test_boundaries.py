@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from pytest_ragcheck.config import Defaults, build_settings
-from pytest_ragcheck.errors import ConfigError, GoldenSetError
+from pytest_ragcheck.common.errors import ConfigError, GoldenSetError
+from pytest_ragcheck.common.validate import MAX_TIMEOUT
+from pytest_ragcheck.evaluation.keywords import build_settings
+from pytest_ragcheck.evaluation.settings import Defaults
 from pytest_ragcheck.golden import load_golden
-from pytest_ragcheck.threads import MAX_TIMEOUT
 
 
 def test_concurrency_is_auto_by_default_and_a_number_wins() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_ragcheck.config import build_settings
-from pytest_ragcheck.errors import ConfigError
+from pytest_ragcheck.common.errors import ConfigError
+from pytest_ragcheck.evaluation.keywords import build_settings
 
 
 @pytest.mark.parametrize("value", [0, [], "", ()])

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from pytest_ragcheck import concurrency
-from pytest_ragcheck.batches import run_batches
-from pytest_ragcheck.runner import RetrievalOutcome, RunOptions, arun_cases, run_cases
-from pytest_ragcheck.threads import run_on_threads
+from pytest_ragcheck.run import concurrency
+from pytest_ragcheck.run.batches import run_batches
+from pytest_ragcheck.run.runner import RetrievalOutcome, RunOptions, arun_cases, run_cases
+from pytest_ragcheck.run.threads import run_on_threads
 
 QUERIES = [f"q{i}" for i in range(40)]
 

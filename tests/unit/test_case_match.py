@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from pytest_ragcheck.baseline_doc import BaselineDoc
-from pytest_ragcheck.case_match import CaseMatch, match_cases
+from pytest_ragcheck.baseline.document import BaselineDoc
+from pytest_ragcheck.gate.case_match import CaseMatch, match_cases
 from pytest_ragcheck.golden import GoldenCase, GoldenSet
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_ragcheck.display import counted
-from pytest_ragcheck.names import parse_metric
-from pytest_ragcheck.result import CaseResult, Result
+from pytest_ragcheck.common.display import counted
+from pytest_ragcheck.evaluation.result import CaseResult, Result
+from pytest_ragcheck.metrics.names import parse_metric
 
 
 @pytest.mark.parametrize(("n", "text"), [(0, "0 cases"), (1, "1 case"), (2, "2 cases")])

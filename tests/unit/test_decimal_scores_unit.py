@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from pytest_ragcheck import evaluate
-from pytest_ragcheck.hits import normalize_hits
+from pytest_ragcheck.run.hits import normalize_hits
 
 
 def test_decimal_scores_in_pairs_and_dicts() -> None:

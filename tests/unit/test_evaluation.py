@@ -78,7 +78,7 @@ def test_text_span_recall_counts_every_span_a_hit_contains() -> None:
 
 
 def test_an_unknown_judge_setting_names_the_closest_and_the_valid_ones() -> None:
-    from pytest_ragcheck.errors import ConfigError
+    from pytest_ragcheck.common.errors import ConfigError
 
     with pytest.raises(ConfigError) as caught:
         evaluate(lambda q: RANKINGS[q], CASES, metrics=["llm_relevancy"], judge={"modle": "x"})
@@ -107,8 +107,8 @@ def test_a_bound_on_a_metric_without_a_value_fails_never_passes() -> None:
     (it read 0.0, and a latency ceiling passed on a run whose every call was too slow)."""
     import time
 
-    from pytest_ragcheck.config import build_settings
-    from pytest_ragcheck.policy import check_floors
+    from pytest_ragcheck.evaluation.keywords import build_settings
+    from pytest_ragcheck.gate.verdict import check_floors
 
     def slow(query: str) -> list[str]:
         time.sleep(0.3)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pytest_ragcheck.explain import MAX_LINES, MAX_NEWCOMERS, explain_case
+from pytest_ragcheck.gate.explain import MAX_LINES, MAX_NEWCOMERS, explain_case
 
 
 def explain(

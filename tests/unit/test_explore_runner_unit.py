@@ -10,9 +10,9 @@ from collections.abc import Iterator, Mapping
 
 import pytest
 
-from pytest_ragcheck.answers.output import split_output
-from pytest_ragcheck.hits import normalize_hits
-from pytest_ragcheck.runner import RetrievalOutcome, RunOptions, run_retriever
+from pytest_ragcheck.run.hits import normalize_hits
+from pytest_ragcheck.run.output import split_output
+from pytest_ragcheck.run.runner import RetrievalOutcome, RunOptions, run_retriever
 
 
 def test_data_frame_is_an_error_not_its_column_names() -> None:
@@ -192,7 +192,7 @@ def test_endless_generator_stops_being_read_after_its_timeout(batch: bool, is_as
     """A generator that never ends (a paging bug) was read on its abandoned thread for the rest
     of the session, filling memory at hundreds of MB a second (returned by an async retriever,
     it blocked the event loop for ever)."""
-    from pytest_ragcheck.batches import run_batches
+    from pytest_ragcheck.run.batches import run_batches
 
     produced = itertools.count()
 
@@ -226,7 +226,7 @@ def test_batch_retriever_returning_one_flat_hit_list_is_named(
 ) -> None:
     """With as many hits as queries, each query got one hit, read as "a str, not a list of
     hits; wrap a single id in a list": the batch shape was what was wrong."""
-    from pytest_ragcheck.batches import run_batches
+    from pytest_ragcheck.run.batches import run_batches
 
     options = RunOptions(k=2, concurrency=1, timeout=None)
     outcomes = run_batches(lambda queries: flat, ["alpha", "beta"], options, 2).outcomes

@@ -9,11 +9,11 @@ import pytest
 from judge_server import JudgeServer
 
 from pytest_ragcheck import compare
-from pytest_ragcheck.config import JudgeSettings
-from pytest_ragcheck.errors import RagcheckError
-from pytest_ragcheck.frames import COMPARISON_COLUMNS
-from pytest_ragcheck.stats import paired_test
-from pytest_ragcheck.versus import SystemRow
+from pytest_ragcheck.common.errors import RagcheckError
+from pytest_ragcheck.evaluation.settings import JudgeSettings
+from pytest_ragcheck.explore.frames import COMPARISON_COLUMNS
+from pytest_ragcheck.explore.systems import SystemRow
+from pytest_ragcheck.gate.stats import paired_test
 
 N = 8
 CASES = [{"id": f"q{i}", "query": f"query {i}", "expected_ids": [f"d{i}"]} for i in range(N)]

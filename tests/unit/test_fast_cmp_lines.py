@@ -19,15 +19,16 @@ import pytest
 from baseline_data import make_result
 from test_baseline_fast import _general_text
 
-from pytest_ragcheck import baseline_doc, baseline_rows
-from pytest_ragcheck.baseline_decision import BaselineOutcome
-from pytest_ragcheck.baseline_doc import BaselineDoc
-from pytest_ragcheck.baseline_files import RagcheckSnapshotExtension, forget_reads
-from pytest_ragcheck.baseline_rows import case_block, case_lines, same_cases
-from pytest_ragcheck.case_match import match_cases
-from pytest_ragcheck.escapes import escapes
-from pytest_ragcheck.hits import Hit
-from pytest_ragcheck.sorting import natural_sorted
+from pytest_ragcheck.baseline import document as baseline_doc
+from pytest_ragcheck.baseline import rows as baseline_rows
+from pytest_ragcheck.baseline.decision import BaselineOutcome
+from pytest_ragcheck.baseline.document import BaselineDoc
+from pytest_ragcheck.baseline.rows import case_block, case_lines, same_cases
+from pytest_ragcheck.common.escapes import escapes
+from pytest_ragcheck.common.sorting import natural_sorted
+from pytest_ragcheck.gate.case_match import match_cases
+from pytest_ragcheck.plugin.snapshot_files import RagcheckSnapshotExtension, forget_reads
+from pytest_ragcheck.run.hits import Hit
 
 IDS = ["case-ü", 'say "hi"', "back\\slash", "tab\there", "日本", "q1", "q10", "q2", ""]
 VALUES = [0.0, 1.0, 0.5, 1 / 3, 0.25, 2 / 3]

@@ -10,15 +10,16 @@ from typing import Any
 
 import pytest
 
-from pytest_ragcheck import case_scoring, evaluate
-from pytest_ragcheck.answers.output import Answer
-from pytest_ragcheck.collector import fewer_collections, no_collections
-from pytest_ragcheck.config import build_settings
+from pytest_ragcheck import evaluate
+from pytest_ragcheck.common.collector import fewer_collections, no_collections
+from pytest_ragcheck.evaluation import scoring as case_scoring
+from pytest_ragcheck.evaluation.keywords import build_settings
+from pytest_ragcheck.evaluation.result import CaseResult
 from pytest_ragcheck.golden import GoldenCase
 from pytest_ragcheck.golden.model import case_facts
-from pytest_ragcheck.hits import Hit
-from pytest_ragcheck.result import CaseResult
-from pytest_ragcheck.runner import RetrievalOutcome
+from pytest_ragcheck.run.hits import Hit
+from pytest_ragcheck.run.output import Answer
+from pytest_ragcheck.run.runner import RetrievalOutcome
 
 ODD = ["a", "é", "日本", 'q"uote', "back\\slash", "😀", "b", "c"]
 METRICS = ["hit_rate", "mrr", "precision", "recall", "map", "ndcg", "ndcg_exp", "f1", "judged"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 
 from pytest_ragcheck import evaluate
-from pytest_ragcheck.evaluation import fewer_collections
+from pytest_ragcheck.evaluation.pipeline import fewer_collections
 
 
 def test_nested_blocks_freeze_and_thaw_once() -> None:

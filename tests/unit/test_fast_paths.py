@@ -14,7 +14,7 @@ import pytest
 from pytest_ragcheck.golden import GoldenCase, GoldenSet, files, load_golden
 from pytest_ragcheck.golden.files import jsonl_records
 from pytest_ragcheck.golden.plain import plain_case
-from pytest_ragcheck.hits import Hit, normalize_hits, to_hit
+from pytest_ragcheck.run.hits import Hit, normalize_hits, to_hit
 
 ODD = ["a", "é", "日本", 'q"uote', "back\\slash", "tab\t", "\u2028line", "  padded ", "😀"]
 VALUES: list[Any] = [None, "", "  ", 0, 1, True, 2.5, [], {}, ["x"], ["", "y"], {"d": 2}]
@@ -209,7 +209,7 @@ def test_hit_equality_ignores_alternatives() -> None:
 
 
 def test_cpu_time_is_measured_only_for_auto_first_calls() -> None:
-    from pytest_ragcheck.runner import RunOptions, run_cases
+    from pytest_ragcheck.run.runner import RunOptions, run_cases
 
     queries = [f"q{i}" for i in range(8)]
     fixed = run_cases(lambda q: [q], queries, RunOptions(k=None, concurrency=1, timeout=None))

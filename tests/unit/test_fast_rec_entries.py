@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from test_report_fast_entries import NUMBERS, WORDS, _reference
 
-from pytest_ragcheck.hits import Hit
+from pytest_ragcheck.evaluation.result import CaseResult
 from pytest_ragcheck.report.cases import _all_floats, _floats, cases_json
-from pytest_ragcheck.result import CaseResult
+from pytest_ragcheck.run.hits import Hit
 
 CLEAN = ["doc", "é", "日本語", "100%", "%s", "\u2028", "😀", "x y", "\x7f"]
 

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 import pytest
 
 from pytest_ragcheck.golden import GoldenCase
-from pytest_ragcheck.hits import Hit
-from pytest_ragcheck.retrieval import _id_check
-from pytest_ragcheck.runner import RetrievalOutcome
+from pytest_ragcheck.run.facts import _id_check
+from pytest_ragcheck.run.hits import Hit
+from pytest_ragcheck.run.runner import RetrievalOutcome
 
 _IDS = ["d1", "d2", "ü-1", "🙂", "文書", "x y", "0", "d3"]
 

@@ -6,8 +6,8 @@ import gc
 import weakref
 from typing import Any
 
-from pytest_ragcheck.collector import fewer_collections, settling
-from pytest_ragcheck.runner import RunOptions, run_cases
+from pytest_ragcheck.common.collector import fewer_collections, settling
+from pytest_ragcheck.run.runner import RunOptions, run_cases
 
 _OPTIONS = RunOptions(k=3, concurrency=1, timeout=None)
 _NAN = float("nan")  # one object: a nan equals only itself

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from pytest_ragcheck.threads import run_on_threads
+from pytest_ragcheck.run.threads import run_on_threads
 
 
 def _timed_out(timeout: float) -> str:
@@ -110,7 +110,7 @@ def test_no_items() -> None:
 
 def test_without_a_gil_the_counters_take_a_lock(monkeypatch: pytest.MonkeyPatch) -> None:
     """A free-threaded interpreter gets locked counters: every item still runs exactly once."""
-    from pytest_ragcheck import threads
+    from pytest_ragcheck.run import threads
 
     monkeypatch.setattr(threads, "_GIL", False)
     assert isinstance(threads._counter(), threads._LockedCount)
@@ -127,7 +127,7 @@ def test_without_a_gil_the_counters_take_a_lock(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_a_locked_count_gives_every_number_once_across_threads() -> None:
-    from pytest_ragcheck.threads import _LockedCount
+    from pytest_ragcheck.run.threads import _LockedCount
 
     count = _LockedCount(1)
     taken: list[list[int]] = [[] for _ in range(8)]

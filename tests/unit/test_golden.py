@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pytest_ragcheck.errors import GoldenSetError
+from pytest_ragcheck.common.errors import GoldenSetError
 from pytest_ragcheck.golden import (
     GoldenCase,
     GoldenSet,

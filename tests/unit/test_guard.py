@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_ragcheck.guard import is_baseline_file
+from pytest_ragcheck.plugin.guard import is_baseline_file
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ragcheck.history import (
+from pytest_ragcheck.explore.history import (
     FORMAT,
     HistoryError,
     append_lines,
@@ -17,7 +17,7 @@ from pytest_ragcheck.history import (
     read_history,
     trend,
 )
-from pytest_ragcheck.prune import cache_entries, delete_entries
+from pytest_ragcheck.plugin.prune import cache_entries, delete_entries
 
 LINE = {"format": FORMAT, "test": "t.py::test_a", "call": 0, "metrics": {"mrr@10": 0.5}}
 

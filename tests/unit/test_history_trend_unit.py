@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from pytest_ragcheck.history import MAX_RUNS, trend
+from pytest_ragcheck.explore.history import MAX_RUNS, trend
 
 
 def _reference(entries: list[dict[str, Any]], key: tuple[str, Any]) -> list[str]:

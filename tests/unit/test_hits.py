@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pytest_ragcheck.hits import Hit, normalize_hits, to_hit
-from pytest_ragcheck.spans import SpanMatch, match_spans, normalize_text
+from pytest_ragcheck.golden.spans import SpanMatch, match_spans, normalize_text
+from pytest_ragcheck.run.hits import Hit, normalize_hits, to_hit
 
 # ----------------------------------------------------------------- framework look-alikes
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_ragcheck.errors import GoldenSetError
+from pytest_ragcheck.common.errors import GoldenSetError
 from pytest_ragcheck.golden import clear_cache, load_golden
 
 
@@ -82,8 +82,8 @@ def test_a_utf16_file_is_named_as_such(tmp_path: Path, name: str) -> None:
 @pytest.mark.parametrize("name", ["latency_p95_ms", "latency_max_ms"])
 def test_a_tolerance_on_a_latency_is_a_usage_error(name: str) -> None:
     """Latency is never compared with the baseline: the tolerance would be ignored."""
-    from pytest_ragcheck.config import build_settings
-    from pytest_ragcheck.errors import ConfigError
+    from pytest_ragcheck.common.errors import ConfigError
+    from pytest_ragcheck.evaluation.keywords import build_settings
 
     with pytest.raises(ConfigError) as caught:
         build_settings({"tolerances": {name: 5.0}})

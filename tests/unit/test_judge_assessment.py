@@ -11,13 +11,14 @@ from typing import Any
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from pytest_ragcheck.config import Settings, build_settings
-from pytest_ragcheck.errors import ConfigError
+from pytest_ragcheck.common.errors import ConfigError
+from pytest_ragcheck.evaluation.keywords import build_settings
+from pytest_ragcheck.evaluation.result import CaseResult, HitRecord
+from pytest_ragcheck.evaluation.settings import Settings
 from pytest_ragcheck.golden import GoldenCase
 from pytest_ragcheck.judge.labels import label_kind, labels_of
 from pytest_ragcheck.judge.trust import assess_trust
 from pytest_ragcheck.metrics import judged
-from pytest_ragcheck.result import CaseResult, HitRecord
 
 JUDGE = {"judge_model": "openai/judge-test"}
 

@@ -188,7 +188,7 @@ def test_embedding_entries_are_journaled_so_prune_keeps_them_and_lists_them(
 ) -> None:
     from pytest_ragcheck.judge import journal
     from pytest_ragcheck.judge.cache import embedding_key
-    from pytest_ragcheck.prune import cache_entries
+    from pytest_ragcheck.plugin.prune import cache_entries
 
     journal.clear()
     cache = VerdictCache(tmp_path)

@@ -8,10 +8,10 @@ import pytest
 from judge_fixtures import FakeSleep
 from judge_server import JudgeServer
 
-from pytest_ragcheck.config import JudgeSettings
+from pytest_ragcheck.evaluation.settings import JudgeSettings
 from pytest_ragcheck.judge import JudgeItem, JudgeRun, compute_judge_metrics
 from pytest_ragcheck.judge.client import Budget, RetryPolicy, retry_after_seconds
-from pytest_ragcheck.names import parse_metric
+from pytest_ragcheck.metrics.names import parse_metric
 
 ONE = [
     JudgeItem(

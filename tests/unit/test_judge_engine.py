@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 from judge_server import JudgeServer
 
-from pytest_ragcheck.config import JudgeSettings
-from pytest_ragcheck.errors import ConfigError
+from pytest_ragcheck.common.errors import ConfigError
+from pytest_ragcheck.evaluation.settings import JudgeSettings
 from pytest_ragcheck.judge import JudgeItem, JudgeRun, check_judge_available, compute_judge_metrics
 from pytest_ragcheck.judge import client as judge_client
-from pytest_ragcheck.names import MetricSpec, parse_metric
+from pytest_ragcheck.metrics.names import MetricSpec, parse_metric
 
 REFERENCE = "F1 alpha is first. F2 alpha is a letter. F3 alpha is greek."
 Q1_CHUNKS = (
@@ -359,9 +359,9 @@ def test_a_corrupt_entry_is_reported_and_rejudged(
 CACHED_RUN_SCRIPT = """
 import json, sys
 from pathlib import Path
-from pytest_ragcheck.config import JudgeSettings
+from pytest_ragcheck.evaluation.settings import JudgeSettings
 from pytest_ragcheck.judge import JudgeItem, compute_judge_metrics
-from pytest_ragcheck.names import MetricSpec
+from pytest_ragcheck.metrics.names import MetricSpec
 
 args = json.loads(sys.argv[1])
 items = [JudgeItem(i[0], i[1], i[2], tuple(i[3])) for i in args["items"]]

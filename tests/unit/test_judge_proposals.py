@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from pytest_ragcheck.config import build_settings
-from pytest_ragcheck.errors import ConfigError
+from pytest_ragcheck.common.errors import ConfigError
+from pytest_ragcheck.common.redact import MARKER
+from pytest_ragcheck.evaluation.keywords import build_settings
+from pytest_ragcheck.evaluation.result import CaseResult, HitRecord, Result
 from pytest_ragcheck.golden import GoldenCase, GoldenSet
 from pytest_ragcheck.judge.proposals import label_proposals, write_proposals
-from pytest_ragcheck.options import parse_options
-from pytest_ragcheck.redact import MARKER
-from pytest_ragcheck.result import CaseResult, HitRecord, Result
+from pytest_ragcheck.plugin.options import parse_options
 
 SETTINGS = build_settings(
     {"judge_model": "openai/judge-test", "k": 3, "metrics": ["llm_relevancy", "rerank_relevancy"]}

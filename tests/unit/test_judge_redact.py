@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ragcheck import redact as r
+from pytest_ragcheck.common import redact as r
 from pytest_ragcheck.judge.cache import VerdictCache
 from pytest_ragcheck.judge.prompts import PROMPTS
 

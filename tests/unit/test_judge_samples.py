@@ -12,10 +12,10 @@ from dataclasses import replace
 import pytest
 from judge_server import JudgeServer
 
-from pytest_ragcheck.config import JudgeSettings
+from pytest_ragcheck.common.redact import MARKER
+from pytest_ragcheck.evaluation.settings import JudgeSettings
 from pytest_ragcheck.judge import JudgeItem, compute_judge_metrics
-from pytest_ragcheck.names import parse_metric
-from pytest_ragcheck.redact import MARKER
+from pytest_ragcheck.metrics.names import parse_metric
 
 CHUNKS = ("alpha [g=2]", "noise [g=0]", "unsure [g=1] [wobble]", "beta [g=3] [flip]")
 ITEM = JudgeItem("q", "what is alpha", None, CHUNKS)

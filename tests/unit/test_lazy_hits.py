@@ -13,13 +13,13 @@ import math
 import pytest
 
 from pytest_ragcheck import evaluate
-from pytest_ragcheck.baseline_doc import BaselineDoc
+from pytest_ragcheck.baseline.document import BaselineDoc
+from pytest_ragcheck.evaluation.result import CaseResult, HitRecord, hit_ids
 from pytest_ragcheck.golden import GoldenCase
-from pytest_ragcheck.hits import Hit
 from pytest_ragcheck.judge.labels import labels_of
 from pytest_ragcheck.metrics import judged
 from pytest_ragcheck.report.cases import MAX_HITS, case_json
-from pytest_ragcheck.result import CaseResult, HitRecord, hit_ids
+from pytest_ragcheck.run.hits import Hit
 
 GRADES = {"a": 2, "b": 0, "c": 1, "neg": -1}
 

@@ -13,8 +13,8 @@ import pytest
 from metric_cases import ALL_NAMES, random_cases
 
 from pytest_ragcheck import metrics as m
-from pytest_ragcheck.errors import ConfigError
-from pytest_ragcheck.names import MetricSpec, parse_metric
+from pytest_ragcheck.common.errors import ConfigError
+from pytest_ragcheck.metrics.names import MetricSpec, parse_metric
 
 CASES = random_cases(1000, seed=11)
 QRELS = {c.qid: c.grades for c in CASES}

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_ragcheck import metrics as m
-from pytest_ragcheck.names import RANK_METRICS, MetricSpec
+from pytest_ragcheck.metrics.names import RANK_METRICS, MetricSpec
 
 FUNCTIONS = [m.metric_function(name) for name in RANK_METRICS]
 SETTINGS = settings(max_examples=150, deadline=None)

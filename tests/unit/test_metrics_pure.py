@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from pytest_ragcheck import metrics as m
-from pytest_ragcheck.names import RANK_METRICS
+from pytest_ragcheck.metrics.names import RANK_METRICS
 
 ALL = [m.metric_function(name) for name in RANK_METRICS]
 log2 = math.log2

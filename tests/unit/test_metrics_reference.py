@@ -39,7 +39,7 @@ import pytest
 from metric_cases import CUTOFFS, Case, random_cases
 
 from pytest_ragcheck import metrics as m
-from pytest_ragcheck.names import RANK_METRICS
+from pytest_ragcheck.metrics.names import RANK_METRICS
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ragcheck.baseline_doc import BaselineOptions
-from pytest_ragcheck.config import Defaults, JudgeSettings
-from pytest_ragcheck.errors import ConfigError
-from pytest_ragcheck.options import (
+from pytest_ragcheck.baseline.options import BaselineOptions
+from pytest_ragcheck.common.errors import ConfigError
+from pytest_ragcheck.evaluation.settings import Defaults, JudgeSettings
+from pytest_ragcheck.plugin.options import (
     OPTION_SPECS,
     RagcheckOptions,
     ReportPathError,

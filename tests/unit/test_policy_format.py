@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_ragcheck.baseline_doc import round_value
-from pytest_ragcheck.display import format_value
+from pytest_ragcheck.baseline.document import round_value
+from pytest_ragcheck.common.display import format_value
 
 
 @pytest.mark.parametrize(

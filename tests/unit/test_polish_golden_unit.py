@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ragcheck.config import build_settings
-from pytest_ragcheck.errors import ConfigError, GoldenSetError
+from pytest_ragcheck.common.errors import ConfigError, GoldenSetError
+from pytest_ragcheck.evaluation.keywords import build_settings
 from pytest_ragcheck.golden import load_golden
 
 

@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ragcheck import metrics, names
+from pytest_ragcheck import metrics
 from pytest_ragcheck.answers import judged
 from pytest_ragcheck.answers.lexical import LEXICAL
-from pytest_ragcheck.errors import ConfigError
+from pytest_ragcheck.common.errors import ConfigError
 from pytest_ragcheck.judge import scoring
 from pytest_ragcheck.judge.prompts import PROMPTS
+from pytest_ragcheck.metrics import names
 from pytest_ragcheck.metrics.engine import _Columns
-from pytest_ragcheck.registry import METRICS, Metric, find_metric, metrics_of_kind
+from pytest_ragcheck.metrics.registry import METRICS, Metric, find_metric, metrics_of_kind
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
 TABLE = re.compile(r"<!-- metrics-table:[^\n]*-->\n(.*?)<!-- /metrics-table -->", re.DOTALL)
@@ -150,8 +151,6 @@ def test_unknown_names_are_rejected_with_a_suggestion():
 
 
 def test_the_registry_and_names_import_no_numpy():
-    code = (
-        "import sys, pytest_ragcheck.names, pytest_ragcheck.registry; print('numpy' in sys.modules)"
-    )
+    code = "import sys, pytest_ragcheck.metrics.names, pytest_ragcheck.metrics.registry; print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pytest_ragcheck.redact import MARKER, Redactor
+from pytest_ragcheck.common.redact import MARKER, Redactor
+from pytest_ragcheck.evaluation.result import CaseResult
 from pytest_ragcheck.report.capped import MetricColumns, distribution, select_shown
 from pytest_ragcheck.report.cases import HIST_BINS
-from pytest_ragcheck.result import CaseResult
 
 METRICS = [("mrr@10", True), ("recall@10", True), ("latency", False)]
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pytest_ragcheck.hits import Hit
+from pytest_ragcheck.evaluation.result import CaseResult, HitRecord
 from pytest_ragcheck.report.cases import (
     MAX_HITS,
     QUERY_LIMIT,
@@ -31,7 +31,7 @@ from pytest_ragcheck.report.cases import (
     judge_details,
     tail,
 )
-from pytest_ragcheck.result import CaseResult, HitRecord
+from pytest_ragcheck.run.hits import Hit
 
 WORDS = ["doc", "é", "日本語", '"q"', "back\\slash", "100%", "%s", "\u2028", "tab\t", "😀", "\x00"]
 NUMBERS: list[Any] = [

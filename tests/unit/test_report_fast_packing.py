@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pytest_ragcheck.redact import MARKER, Redactor
+from pytest_ragcheck.common.redact import MARKER, Redactor
 from pytest_ragcheck.report import packing
 from pytest_ragcheck.report.cases import unpacked_text
 

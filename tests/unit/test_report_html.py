@@ -10,7 +10,7 @@ import pytest
 from chromium import SCREEN_WIDTHS, Browser, needs_chromium
 from report_data import regressed_record, sample_document, sample_records
 
-from pytest_ragcheck.display import format_value
+from pytest_ragcheck.common.display import format_value
 from pytest_ragcheck.report import labels
 from pytest_ragcheck.report.document import build_document, sort_for_attention
 from pytest_ragcheck.report.html import render_html

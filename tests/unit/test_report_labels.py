@@ -6,7 +6,7 @@ from typing import get_args
 
 import pytest
 
-from pytest_ragcheck import checks
+from pytest_ragcheck.gate import checks
 from pytest_ragcheck.report import labels, schema
 
 

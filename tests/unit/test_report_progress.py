@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pytest_ragcheck.report.progress import LiveProgress, format_eta
+from pytest_ragcheck.plugin.progress import LiveProgress, format_eta
 
 ANSI = re.compile(r"\x1b(?:7|8|\[K)")
 

@@ -7,8 +7,10 @@ import json
 import pytest
 from report_data import make_result, regressed_record
 
-from pytest_ragcheck.config import build_settings
-from pytest_ragcheck.policy import check_floors
+from pytest_ragcheck.common.escapes import json_safe
+from pytest_ragcheck.evaluation.keywords import build_settings
+from pytest_ragcheck.evaluation.result import HitRecord
+from pytest_ragcheck.gate.verdict import check_floors
 from pytest_ragcheck.report.cases import case_entry, unpacked_text
 from pytest_ragcheck.report.record import (
     MAX_HITS,
@@ -16,11 +18,9 @@ from pytest_ragcheck.report.record import (
     TEXT_LIMIT,
     build_record,
     clip,
-    json_safe,
     junit_properties,
     safe_url,
 )
-from pytest_ragcheck.result import HitRecord
 
 
 def _record_for(result, **marker):

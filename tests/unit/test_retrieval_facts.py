@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from pytest_ragcheck import evaluate
-from pytest_ragcheck.concurrency import AUTO_WORKERS, ConcurrencyChoice, choose
-from pytest_ragcheck.config import build_settings
-from pytest_ragcheck.errors import GoldenSetError
-from pytest_ragcheck.names import parse_metric
-from pytest_ragcheck.policy import check_floors, failure_message
-from pytest_ragcheck.retrieval import largest_cutoff, requested_depth
+from pytest_ragcheck.common.errors import GoldenSetError
+from pytest_ragcheck.evaluation.keywords import build_settings
+from pytest_ragcheck.gate.verdict import check_floors, failure_message
+from pytest_ragcheck.metrics.names import parse_metric
+from pytest_ragcheck.run.concurrency import AUTO_WORKERS, ConcurrencyChoice, choose
+from pytest_ragcheck.run.facts import largest_cutoff, requested_depth
 
 CASES = [
     {"id": "a", "query": "alpha", "relevance": {"d1": 2, "d2": 1, "d9": 0}},

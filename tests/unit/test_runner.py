@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from pytest_ragcheck.errors import RetrieverError
-from pytest_ragcheck.hits import Hit
-from pytest_ragcheck.runner import (
+from pytest_ragcheck.common.errors import RetrieverError
+from pytest_ragcheck.run.hits import Hit
+from pytest_ragcheck.run.runner import (
     ResolvedRetriever,
     RetrievalOutcome,
     RunOptions,

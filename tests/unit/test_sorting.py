@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_ragcheck.baseline_doc import BaselineDoc
-from pytest_ragcheck.sorting import natural_key, natural_order, natural_sorted
+from pytest_ragcheck.baseline.document import BaselineDoc
+from pytest_ragcheck.common.sorting import natural_key, natural_order, natural_sorted
 
 
 def test_numbers_inside_ids_compare_as_numbers() -> None:

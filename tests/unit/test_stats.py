@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pytest_ragcheck.stats import (
+from pytest_ragcheck.gate.stats import (
     EXACT_MAX_CASES,
     Alternative,
     PairedTest,

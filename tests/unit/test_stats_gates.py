@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_ragcheck.stats import detectable_drop, holm, paired_test
+from pytest_ragcheck.gate.stats import detectable_drop, holm, paired_test
 
 #: Standard normal quantiles, written out: z[0.95], z[0.99] and z[0.8].
 Z95 = 1.6448536269514722

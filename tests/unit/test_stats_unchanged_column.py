@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from pytest_ragcheck.stats import paired_tests
+from pytest_ragcheck.gate.stats import paired_tests
 
 
 def test_a_metric_no_case_changed_beside_one_that_did() -> None:

@@ -8,11 +8,11 @@ from collections.abc import Mapping
 import pytest
 from baseline_data import make_result, settings, stored
 
-from pytest_ragcheck.baseline_compare import compare_with_baseline
-from pytest_ragcheck.config import build_settings
-from pytest_ragcheck.errors import ConfigError
-from pytest_ragcheck.result import Result
-from pytest_ragcheck.tag_gate import split_tag, tag_check_name, tag_checks
+from pytest_ragcheck.common.errors import ConfigError
+from pytest_ragcheck.evaluation.keywords import build_settings
+from pytest_ragcheck.evaluation.result import Result
+from pytest_ragcheck.gate.against_baseline import compare_with_baseline
+from pytest_ragcheck.gate.per_tag import split_tag, tag_check_name, tag_checks
 
 
 def test_min_tag_cases_is_a_keyword_not_a_floor() -> None:

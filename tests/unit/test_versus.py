@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from pytest_ragcheck import Comparison, compare, evaluate
-from pytest_ragcheck.errors import ConfigError
-from pytest_ragcheck.stats import holm, paired_test
+from pytest_ragcheck.common.errors import ConfigError
+from pytest_ragcheck.gate.stats import holm, paired_test
 
 N = 30
 CASES = [{"id": f"q{i}", "query": f"query {i}", "expected_ids": [f"d{i}"]} for i in range(N)]
@@ -212,7 +212,7 @@ def test_bad_significance_and_unknown_names(cmp: Comparison) -> None:
 
 def test_the_package_name_is_the_function_whatever_was_imported_before() -> None:
     import pytest_ragcheck
-    import pytest_ragcheck.baseline_compare
+    import pytest_ragcheck.gate.against_baseline
 
     assert pytest_ragcheck.compare is compare
-    assert compare.__module__ == "pytest_ragcheck.api"
+    assert compare.__module__ == "pytest_ragcheck.evaluation.api"

@@ -1,0 +1,236 @@
+"""The one evaluation pipeline: golden cases -> retriever -> hits -> metrics (+ judge) -> Result.
+
+Both the ``ragcheck`` fixture and :func:`pytest_ragcheck.evaluate` call
+:func:`evaluate_golden`, so a number means the same thing wherever it is shown.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pytest_ragcheck.common.collector import fewer_collections, no_collections, settle
+from pytest_ragcheck.common.errors import GoldenSetError
+from pytest_ragcheck.evaluation.result import CaseResult, Result
+
+if TYPE_CHECKING:
+    from pytest_ragcheck.evaluation.settings import Settings
+    from pytest_ragcheck.golden import GoldenCase, GoldenSet
+    from pytest_ragcheck.metrics.names import MetricSpec
+    from pytest_ragcheck.run.runner import RetrievalRun
+
+__all__ = ["Progress", "evaluate_golden", "fewer_collections"]
+
+#: ``progress(stage, done, total)``: stage is ``"retrieve"`` or ``"judge"``.
+Progress = Callable[[str, int, int], None]
+
+
+def _empty_cases(
+    cases: Sequence[GoldenCase], counts: Sequence[int], settings: Settings
+) -> list[GoldenCase]:
+    """The cases with nothing relevant to find, when a rank metric is asked for."""
+    if not settings.needs_relevance or 0 not in counts:
+        return []
+    return [case for case, count in zip(cases, counts, strict=True) if count == 0]
+
+
+def _select(golden: GoldenSet, settings: Settings) -> GoldenSet:
+    return golden.select(list(settings.tags)) if settings.tags else golden
+
+
+def evaluate_golden(
+    retriever: Any,
+    golden: GoldenSet,
+    settings: Settings,
+    *,
+    progress: Progress | None = None,
+) -> Result:
+    """Run ``retriever`` on every case of ``golden`` and compute ``settings.metrics``."""
+    with fewer_collections():
+        return _evaluate(retriever, golden, settings, progress)
+
+
+def _evaluate(
+    retriever: Any, golden: GoldenSet, settings: Settings, progress: Progress | None
+) -> Result:
+    from pytest_ragcheck import metrics as metric_fns
+    from pytest_ragcheck.answers import score as answers
+    from pytest_ragcheck.evaluation.scoring import score_cases
+    from pytest_ragcheck.golden.model import case_facts
+    from pytest_ragcheck.judge.trust import assess_trust
+
+    started = time.perf_counter()
+    golden = _select(golden, settings)
+    if len(golden) == 0:
+        raise GoldenSetError(f"{golden.source}: the golden set has no cases to evaluate")
+
+    facts = case_facts(golden.cases)
+    empty = _empty_cases(golden.cases, facts.counts, settings)
+    if empty and settings.empty == "error":
+        shown = ", ".join(repr(c.id) for c in empty[:10])
+        more = f" and {len(empty) - 10} more" if len(empty) > 10 else ""
+        raise GoldenSetError(
+            f"{golden.source}: {len(empty)} case(s) have no relevant document "
+            f"(no expected_ids, no relevance grade >= 1, no expected_texts) but rank metrics "
+            f"need one: {shown}{more}. Add judgments, or set empty='skip' to exclude them "
+            f"or empty='zero' to score them 0."
+        )
+    skip_ids = {c.id for c in empty} if settings.empty == "skip" else set()
+    to_run = [c for c in golden.cases if c.id not in skip_ids] if skip_ids else list(golden)
+    if skip_ids:
+        facts = case_facts(to_run)
+    if not to_run:
+        raise GoldenSetError(
+            f"{golden.source}: no case left to evaluate: all {len(golden)} case(s) have no "
+            "relevant document and empty='skip' skips them"
+        )
+
+    answers.check_references(to_run, settings.metrics, golden.source)
+    clock = time.perf_counter()
+    run, retrieval = _retrieve(retriever, to_run, golden.source, settings, progress)
+    settle()  # the hits live to the end of the run
+    timings = {"retrieve_s": time.perf_counter() - clock}
+
+    with no_collections():  # only the run's own objects here, and no reference cycles
+        scored = score_cases(to_run, run.outcomes, facts, settings)
+        by_id = dict(zip([c.id for c in to_run], scored.results, strict=True))
+    # a timed-out call counts at its timeout: a lower bound, but a ceiling must see it
+    late = (
+        [o.latency_ms for o in run.outcomes if o.timed_out and o.latency_ms is not None]
+        if retrieval["timed_out"]
+        else []
+    )
+    del run  # the hits live on in the case results
+
+    answers.score_lexical(to_run, by_id, settings.metrics, zero_errors=settings.on_error == "zero")
+    info: dict[str, Any] = {"retrieval": retrieval}
+    judge_specs = [s for s in settings.metrics if s.kind == "judge"]
+    if judge_specs:
+        info["judge"] = _run_judge(to_run, by_id, judge_specs, settings, progress)
+    # judged@k, judge_kappa, judge_consistency: added to the run where they apply
+    trust = assess_trust(to_run, by_id, settings, info.get("judge"))
+    info.update(trust.info(info.get("judge")))
+    specs = (*settings.metrics, *trust.specs)
+
+    cases = (
+        scored.results
+        if len(to_run) == len(golden)
+        else [
+            by_id[c.id]
+            if c.id in by_id
+            else CaseResult(id=c.id, query=c.query, tags=tuple(c.tags), status="skipped")
+            for c in golden.cases
+        ]
+    )
+    aggregates: dict[str, float] = {}
+    for spec in specs:
+        if spec.kind == "latency":
+            continue
+        name = spec.name
+        vals = scored.columns.get(name) if spec.base != "judged" else None  # trust sets judged
+        if vals is None:
+            vals = [v for c in cases if (v := c.values.get(name)) is not None]
+        if vals:  # no value at all (every case failed): absent, never a made-up 0
+            aggregates[spec.name] = math.fsum(vals) / len(vals)
+    aggregates.update(trust.values)
+    latencies = [c.latency_ms for c in cases if c.latency_ms is not None and c.status == "ok"]
+    if latencies:  # no call succeeded: no latency either (a ceiling would pass on a 0.0)
+        latencies += late
+        aggregates.update(metric_fns.latency_percentiles(latencies))
+    golden_hash = golden.content_hash
+    # Everything but the retrieval counts as evaluation, the checks and hashing before it too.
+    timings["evaluate_s"] = time.perf_counter() - started - timings["retrieve_s"]
+    timings["metrics_s"] = scored.metrics_s
+    info["timings"] = timings
+
+    return Result(
+        metrics=aggregates,
+        cases=cases,
+        k=settings.k,
+        specs=specs,
+        golden_hash=golden_hash,
+        golden_source=golden.source,
+        info=info,
+        golden=golden,
+    )
+
+
+def _retrieve(
+    retriever: Any,
+    cases: Sequence[GoldenCase],
+    source: str,
+    settings: Settings,
+    progress: Progress | None,
+) -> tuple[RetrievalRun, dict[str, Any]]:
+    """Ask the retriever for the largest cutoff the metrics need, once per case (or once per
+    batch of ``batch_size`` cases); the facts about the run (depth, concurrency, batches, ids
+    that match nothing) go to ``info["retrieval"]``."""
+    from pytest_ragcheck.run.facts import check_golden_numbers, requested_depth, retrieval_info
+    from pytest_ragcheck.run.runner import RunOptions, run_cases
+
+    check_golden_numbers(cases, settings.metrics, source=source)
+    depth = requested_depth(settings.metrics)
+
+    def retrieval_progress(done: int, total: int) -> None:
+        if progress is not None:
+            progress("retrieve", done, total)
+
+    options = RunOptions(
+        k=depth, concurrency=settings.concurrency, timeout=settings.timeout, id_key=settings.id_key
+    )
+    queries = [c.query for c in cases]
+    shown = retrieval_progress if progress is not None else None
+    if settings.batch_size is not None:
+        from pytest_ragcheck.run.batches import run_batches
+
+        run = run_batches(retriever, queries, options, settings.batch_size, progress=shown)
+    else:
+        run = run_cases(retriever, queries, options, progress=shown)
+    return run, retrieval_info(run, cases, settings.metrics, depth)
+
+
+def _run_judge(
+    cases: Sequence[GoldenCase],
+    by_id: Mapping[str, CaseResult],
+    specs: Sequence[MetricSpec],
+    settings: Settings,
+    progress: Progress | None,
+) -> dict[str, Any]:
+    from pytest_ragcheck.judge import JudgeItem, compute_judge_metrics
+
+    depth = None if any(s.k is None for s in specs) else max(s.k or 0 for s in specs)
+    items = []
+    for case in cases:
+        case_result = by_id[case.id]
+        if case_result.status != "ok":
+            continue
+        hits = case_result.hits if depth is None else case_result.hits[:depth]
+        items.append(
+            JudgeItem(
+                case_id=case.id,
+                query=case.query,
+                reference_answer=case.reference_answer or next(iter(case.references), None),
+                chunks=tuple(h.text or "" for h in hits),
+                answer=case_result.answer,
+            )
+        )
+
+    def judge_progress(done: int, total: int) -> None:
+        if progress is not None:
+            progress("judge", done, total)
+
+    run = compute_judge_metrics(
+        items,
+        list(specs),
+        settings.judge,
+        progress=judge_progress if progress is not None else None,
+    )
+    for case_id, values in run.values.items():
+        by_id[case_id].values.update(values)
+    for case_id, details in run.details.items():
+        by_id[case_id].judge.update(details)
+    for case_id, errors in run.errors.items():
+        by_id[case_id].judge_errors.extend(errors)
+    return run.summary()

@@ -1,0 +1,248 @@
+"""A run's outcomes -> case results with their rank metric values (the engine in between).
+
+The general path turns each outcome into a case result, lets the answer checks change its
+status, then asks the engine. Most runs are simpler: every case matches by id and the pipeline
+gave no answer, so a case's status is its outcome's and nothing else can change it. The quick
+path then asks the engine first and builds each case result once, values included; the values
+are also kept as columns, which the aggregates read instead of every case's dict.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter, setitem
+from typing import TYPE_CHECKING
+
+from pytest_ragcheck.evaluation.result import CaseResult, HitRecord
+
+if TYPE_CHECKING:
+    from pytest_ragcheck.evaluation.settings import Settings
+    from pytest_ragcheck.golden import GoldenCase
+    from pytest_ragcheck.golden.model import CaseFacts
+    from pytest_ragcheck.golden.spans import SpanMatch
+    from pytest_ragcheck.metrics.names import MetricSpec
+    from pytest_ragcheck.run.hits import Hit
+    from pytest_ragcheck.run.runner import RetrievalOutcome
+
+__all__ = ["Scored", "score_cases"]
+
+_SPAN_ID = "\x00span:{}"
+_MISS_ID = "\x00miss:{}"
+_RECALL_LIKE = ("recall", "hit_rate_granular")
+_ANSWER = attrgetter("answer")
+_ERROR = attrgetter("error")
+_ID = attrgetter("id")
+#: Placeholder ``hits`` of a quick case result: ``_ranked`` is set, so the first read of
+#: ``case.hits`` replaces it with the built records (nothing ever sees or changes this list).
+_NO_RECORDS: list[HitRecord] = []
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """The case results of a run (in the order of its cases) and the engine's time."""
+
+    results: list[CaseResult]
+    metrics_s: float
+    #: Rank metric name -> the values of the scored cases in order, for the names whose
+    #: ``case.values`` entries are exactly these (the quick path); empty otherwise.
+    columns: Mapping[str, list[float]] = field(default_factory=dict)
+
+
+def score_cases(
+    cases: Sequence[GoldenCase],
+    outcomes: Sequence[RetrievalOutcome],
+    facts: CaseFacts,
+    settings: Settings,
+) -> Scored:
+    """Case results with their rank metric values (``facts``: the cases' grades and counts)."""
+    quick = _score_by_ids(cases, outcomes, facts, settings)
+    return quick if quick is not None else _score_general(cases, outcomes, facts, settings)
+
+
+def _engine(
+    rankings: list[list[str]], relevances: list[Mapping[str, int]], specs: list[MetricSpec]
+) -> tuple[dict[str, list[float]], float]:
+    from pytest_ragcheck import metrics as metric_fns
+
+    clock = time.perf_counter()
+    values = metric_fns.evaluate_rankings(rankings, relevances, specs)
+    metrics_s = time.perf_counter() - clock
+    names = dict.fromkeys(spec.name for spec in specs)
+    return {name: values[name].tolist() for name in names}, metrics_s
+
+
+def _score_by_ids(
+    cases: Sequence[GoldenCase],
+    outcomes: Sequence[RetrievalOutcome],
+    facts: CaseFacts,
+    settings: Settings,
+) -> Scored | None:
+    """The quick path, or ``None`` when a case matches by text or an answer is involved."""
+    specs = settings.metrics
+    if any("answer" in s.metric.needs for s in specs):
+        return None
+    answers = list(map(_ANSWER, outcomes))
+    if answers.count(None) != len(answers) or facts.by_text:
+        return None
+    grades, counts = facts.grades, facts.counts
+    errors = list(map(_ERROR, outcomes))
+    every = settings.on_error == "zero" or errors.count(None) == len(errors)
+    scored = range(len(cases)) if every else [i for i, e in enumerate(errors) if e is None]
+    rank_specs = [s for s in specs if s.kind == "rank"]
+    columns: dict[str, list[float]] = {}
+    metrics_s = 0.0
+    values: list[dict[str, float]] = [{} for _ in outcomes]
+    if rank_specs and scored:
+        hits = [outcomes[i].hits for i in scored] if not every else [o.hits for o in outcomes]
+        rankings = list(map(list, map(map, repeat(_ID), hits)))
+        relevances = grades if every else [grades[i] for i in scored]
+        columns, metrics_s = _engine(rankings, relevances, rank_specs)
+        targets = values if every else [values[i] for i in scored]
+        for name, column in columns.items():  # one C-level pass per metric
+            deque(map(setitem, targets, repeat(name), column), 0)
+    results = [
+        CaseResult(
+            case.id,
+            case.query,
+            tuple(case.tags),
+            "ok" if outcome.error is None else "error",
+            _NO_RECORDS,
+            count,
+            case_values,
+            outcome.latency_ms,
+            outcome.error,
+            outcome.traceback,
+            outcome.duplicates,
+            "ids",
+            {},
+            [],
+            None,
+            (outcome.hits, case_grades),
+        )
+        for case, outcome, count, case_values, case_grades in zip(
+            cases, outcomes, counts, values, grades, strict=True
+        )
+    ]
+    return Scored(results, metrics_s, columns)
+
+
+def _score_general(
+    cases: Sequence[GoldenCase],
+    outcomes: Sequence[RetrievalOutcome],
+    facts: CaseFacts,
+    settings: Settings,
+) -> Scored:
+    from pytest_ragcheck.answers import score as answers
+
+    rank_specs = [s for s in settings.metrics if s.kind == "rank"]
+    results: list[CaseResult] = []
+    scored: list[CaseResult] = []
+    rankings: list[list[str]] = []
+    relevances: list[Mapping[str, int]] = []
+    span_matches: list[SpanMatch | None] = []
+    for case, outcome, count in zip(cases, outcomes, facts.counts, strict=True):
+        case_result, ranking, relevance, match = _case_result(case, outcome, count)
+        answers.apply_output(case_result, outcome.answer, settings.metrics)
+        results.append(case_result)
+        if case_result.status == "ok" or settings.on_error == "zero":
+            scored.append(case_result)
+            rankings.append(ranking)
+            relevances.append(relevance)
+            span_matches.append(match)
+    metrics_s = 0.0
+    if rank_specs and scored:
+        columns, metrics_s = _engine(rankings, relevances, rank_specs)
+        for name, column in columns.items():
+            for case_result, value in zip(scored, column, strict=True):
+                case_result.values[name] = value
+        _apply_span_recall(scored, span_matches, rank_specs)
+    return Scored(results, metrics_s)
+
+
+def _case_result(
+    case: GoldenCase, outcome: RetrievalOutcome, count: int
+) -> tuple[CaseResult, list[str], Mapping[str, int], SpanMatch | None]:
+    """Turn one retriever outcome into hit records plus the ranking the metrics read."""
+    result = CaseResult(
+        id=case.id,
+        query=case.query,
+        tags=tuple(case.tags),
+        status="error" if outcome.error is not None else "ok",
+        latency_ms=outcome.latency_ms,
+        error=outcome.error,
+        traceback=outcome.traceback,
+        duplicates=outcome.duplicates,
+        n_relevant=count,
+    )
+    hits = outcome.hits
+    relevance = case._grades
+    if case.mode == "texts":
+        from pytest_ragcheck.golden.spans import match_spans
+
+        result.mode = "texts"
+        if result.status == "ok" and hits and all(h.text is None for h in hits):
+            # Every span would silently count as missed: almost surely a retriever that
+            # returns bare ids for a golden set written with expected_texts.
+            result.status = "error"
+            result.error = (
+                "this case matches by text (expected_texts) but none of its hits has a text; "
+                "return hits with 'text', 'content' or 'page_content' (or Document objects)"
+            )
+        spans = list(case.expected_texts)
+        match = match_spans(hits, spans)
+        ranking: list[str] = []
+        new_spans: list[tuple[int, ...]] = [() for _ in hits]
+        for span_index, rank in enumerate(match.span_rank):
+            if rank is not None:
+                new_spans[rank - 1] = (*new_spans[rank - 1], span_index)
+        for i, hit in enumerate(hits):
+            found = new_spans[i]
+            relevant = match.relevant[i]
+            ranking.append(_SPAN_ID.format(found[0]) if relevant and found else _MISS_ID.format(i))
+            result.hits.append(_hit_record(i, hit, grade=1 if relevant else 0, spans=found))
+        return (
+            result,
+            ranking,
+            {_SPAN_ID.format(j): 1 for j in range(len(spans))},
+            match,
+        )
+    result._ranked = (hits, relevance)  # HitRecords only when ``hits`` is read
+    return result, [h.id for h in hits], relevance, None
+
+
+def _hit_record(index: int, hit: Hit, *, grade: int, spans: tuple[int, ...] = ()) -> HitRecord:
+    return HitRecord(
+        rank=index + 1, id=hit.id, text=hit.text, score=hit.score, grade=grade, spans=spans
+    )
+
+
+def _apply_span_recall(
+    scored: Sequence[CaseResult],
+    matches: Sequence[SpanMatch | None],
+    specs: Sequence[MetricSpec],
+) -> None:
+    """Text-span cases: recall counts the spans contained in the top k (SPEC §3).
+
+    A hit may contain several new spans; the id-based ranking credits it with one, so the
+    recall-like metrics (and F1) are recomputed from the span match.
+    """
+    for case_result, match in zip(scored, matches, strict=True):
+        if match is None or not match.span_rank:
+            continue
+        for spec in specs:
+            if spec.base not in (*_RECALL_LIKE, "f1"):
+                continue
+            k = spec.k
+            recall = match.spans_found(k) / len(match.span_rank)
+            if spec.base in _RECALL_LIKE:
+                case_result.values[spec.name] = recall
+                continue
+            denominator = len(match.relevant) if k is None else k
+            prec = match.relevant_hits(k) / denominator if denominator else 0.0
+            case_result.values[spec.name] = (
+                0.0 if prec + recall == 0 else 2 * prec * recall / (prec + recall)
+            )

@@ -1,0 +1,322 @@
+"""Turning a Result (and optionally a baseline comparison) into a pass/fail Verdict.
+
+Pure: no pytest. The plugin raises ``pytest.fail(verdict.message(), pytrace=False)``; the
+reports read the same checks, so what the terminal shows and what failed cannot disagree. The
+check records live in ``checks`` and the baseline comparison in ``against_baseline``; their public names
+(and ``display.format_value``) are re-exported here, where callers have always found them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from pytest_ragcheck.answers.explain import answer_lines
+from pytest_ragcheck.common.display import counted, format_value, shorten, shown_id, signed
+from pytest_ragcheck.gate.against_baseline import (
+    BaselineComparison,
+    baseline_differences,
+    compare_with_baseline,
+    golden_change_note,
+    not_comparable_message,
+)
+from pytest_ragcheck.gate.checks import WORST_CASES, CaseChange, MetricCheck, Status, update_command
+from pytest_ragcheck.metrics.registry import find_metric
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pytest_ragcheck.evaluation.result import CaseResult, Result
+    from pytest_ragcheck.evaluation.settings import Settings
+
+__all__ = [
+    "BaselineComparison",
+    "CaseChange",
+    "MetricCheck",
+    "Verdict",
+    "baseline_differences",
+    "check_floors",
+    "compare_with_baseline",
+    "failure_message",
+    "format_value",
+    "not_comparable_message",
+]
+
+
+@dataclass(slots=True)
+class Verdict:
+    """Every check of one test, plus problems that are not about one metric."""
+
+    checks: dict[str, MetricCheck] = field(default_factory=dict)
+    #: Paragraphs that fail the test on their own (retriever errors, judge errors,
+    #: baseline not comparable).
+    problems: list[str] = field(default_factory=list)
+    #: Worst cases against the baseline, for the metric that regressed most.
+    case_changes: list[CaseChange] = field(default_factory=list)
+    #: Things worth saying that do not fail the test.
+    notes: list[str] = field(default_factory=list)
+    #: Where the comparison came from ("golden/faq.jsonl (50 cases, k=10)").
+    header: str = ""
+    #: The test's node id, for the exact re-record command.
+    nodeid: str = ""
+    #: The cases added, removed and edited since the baseline ("" when none): a failure
+    #: message says what the comparison was made on.
+    golden_change: str = ""
+
+    def merge(self, comparison: BaselineComparison) -> None:
+        """Take in a baseline comparison (checks replaced, problems/notes/case changes
+        appended)."""
+        self.checks.update(comparison.checks)
+        self.problems.extend(comparison.problems)
+        self.notes.extend(comparison.notes)
+        if comparison.comparable and comparison.match is not None:
+            self.golden_change = golden_change_note(comparison.match)
+        if comparison.case_changes:
+            self.case_changes = list(comparison.case_changes)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.problems) or any(c.failed for c in self.checks.values())
+
+    @property
+    def improved(self) -> list[MetricCheck]:
+        return [c for c in self.checks.values() if c.status == "improved"]
+
+    def message(self, result: Result) -> str:
+        """The one failure message: the worst finding first, then every detail and the fix.
+
+        The first line is what pytest's short summary shows (``FAILED t.py::test - …``), so
+        it states the worst finding: a regression, else a violated bound, else a problem.
+        """
+        floors = [c for c in self.checks.values() if c.status in ("below_floor", "above_ceiling")]
+        regressed = [c for c in self.checks.values() if c.status == "regressed"]
+        where = f"ragcheck failed for {self.header}" if self.header else "ragcheck failed"
+        lines: list[str] = [f"{self._headline(floors, regressed)} ({where})"]
+        if floors:
+            lines.append("")
+            lines.append("Thresholds violated:")
+            for check in floors:
+                lines.append(f"  {check.floor_line()}")
+                if check.note:
+                    lines.append(f"    {check.note}")
+                declared = find_metric(check.name)
+                if declared is not None and declared.floor_hint:
+                    lines.append(f"    {declared.floor_hint}")
+                if check.bound_kind == "min" and check.name in result.metrics:
+                    lines.extend(_worst_lines(result, check.name, below=check.bound))
+        if regressed:
+            lines.append("")
+            lines.append("Regressed against the baseline:")
+            for check in regressed:
+                lines.append(f"  {check.regression_line()}")
+                if check.note:
+                    lines.append(f"    {check.note}")
+            lines.extend(_case_change_lines(self.case_changes))
+        if self.golden_change:
+            lines.append("")
+            lines.append(self.golden_change[:1].upper() + self.golden_change[1:] + ".")
+        for problem in self.problems:
+            lines.append("")
+            lines.append(problem)
+        if regressed:
+            lines.append("")
+            lines.append(
+                "If this change is intended, re-record this test's baseline: "
+                f"`{update_command([self.nodeid] if self.nodeid else [])}` "
+                "(and review the diff of __snapshots__/)."
+            )
+        return "\n".join(lines)
+
+    def _headline(self, floors: list[MetricCheck], regressed: list[MetricCheck]) -> str:
+        if regressed:
+            worst = max(regressed, key=lambda c: abs(c.delta or 0.0))
+            more = f" (+{len(regressed) - 1} more)" if len(regressed) > 1 else ""
+            return (
+                f"{worst.name} regressed {format_value(worst.baseline)} → "
+                f"{format_value(worst.current)} (Δ {signed(worst.delta)}){more}"
+            )
+        if floors:
+            more = f" (+{len(floors) - 1} more)" if len(floors) > 1 else ""
+            return floors[0].floor_line() + more
+        if self.problems:
+            # The first clause only: the problem itself follows in full below.
+            first = self.problems[0].splitlines()[0]
+            return shorten(first.split(" (", 1)[0].rstrip(":"), 120)
+        return "ragcheck failed"
+
+
+def _case_change_lines(changes: list[CaseChange]) -> list[str]:
+    """The worst cases against the baseline, each with how its ranking changed."""
+    if not changes:
+        return []
+    lines = [f"  cases that got worse most ({changes[0].metric}, before → after):"]
+    for change in changes:
+        lines.append(
+            f"    {shown_id(change.id)}  {shorten(change.query)!r}  "
+            f"{format_value(change.before)} → {format_value(change.after)}"
+        )
+        lines.extend(f"      {line}" for line in change.explain)
+    return lines
+
+
+def _worst_lines(result: Result, name: str, *, below: float | None) -> list[str]:
+    """The lowest-scoring cases under the floor (a perfect case never explains a miss)."""
+    worst = [
+        c
+        for c in result.worst_cases(name, limit=WORST_CASES)
+        if below is None or c.values[name] < below
+    ]
+    if not worst:
+        return []
+    under = sum(
+        1
+        for c in result.evaluated
+        if name in c.values and below is not None and c.values[name] < below
+    )
+    lines = [
+        f"    worst cases for {name} ({under} of {len(result.evaluated)} under {format_value(below)}):"
+    ]
+    for c in worst:
+        lines.append(
+            f"      {shown_id(c.id)}  {shorten(c.query)!r}  {format_value(c.values[name])}"
+        )
+        if c.judge.get(name):  # a judge metric: the judge's worst verdicts and reasons
+            from pytest_ragcheck.judge.run import summarize_details
+
+            lines.append(f"        judge: {summarize_details(c.judge[name])}")
+        lines.extend(f"        {line}" for line in answer_lines(c, name, claims=False))
+    return lines
+
+
+#: Distinct retriever errors listed, and cases named per error.
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+_ERROR_KINDS = 5
+#: Errors of objects bound to the thread that made them (sqlite3: "SQLite objects created in
+#: a thread can only be used in that same thread"): the default timeout runs calls on threads.
+_THREAD_BOUND = re.compile(r"same thread|another thread|different thread|not thread.?safe", re.I)
+_CASES_PER_ERROR = 5
+
+
+def _retriever_errors(errors: Sequence[CaseResult], evaluated: int) -> str:
+    """Each distinct error once, with how many cases hit it and the first of them."""
+    if len(errors) == evaluated == 1:
+        head = "The retriever failed on the only case; nothing could be evaluated:"
+    elif len(errors) == evaluated:
+        head = f"The retriever failed on all {evaluated} cases; no case could be evaluated:"
+    else:
+        head = (
+            f"The retriever failed on {len(errors)} of {evaluated} case(s) (the other cases "
+            "were evaluated; on_error='zero' scores failed cases 0 instead):"
+        )
+    groups: dict[str, list[CaseResult]] = {}
+    for case in errors:  # object addresses in reprs differ case by case; nothing else does
+        groups.setdefault(_ADDRESS.sub("0x…", case.error or "error"), []).append(case)
+    lines = [head]
+    for cases in list(groups.values())[:_ERROR_KINDS]:
+        error = cases[0].error
+        if len(cases) == 1:
+            lines.append(f"  {shown_id(cases[0].id)}  {shorten(cases[0].query)!r}: {error}")
+            continue
+        shown = ", ".join(shown_id(c.id) for c in cases[:_CASES_PER_ERROR])
+        more = f" and {len(cases) - _CASES_PER_ERROR} more" if len(cases) > _CASES_PER_ERROR else ""
+        lines.append(f"  {counted(len(cases), 'case')}: {error}")
+        lines.append(f"    {shown}{more}")
+    if len(groups) > _ERROR_KINDS:
+        lines.append(f"  … and {len(groups) - _ERROR_KINDS} more distinct errors")
+    if any(_THREAD_BOUND.search(error) for error in groups):
+        lines.append(
+            "  hint: the retriever seems bound to the thread that created it (e.g. a sqlite3 "
+            "connection); with a timeout its calls run on worker threads: pass "
+            "concurrency=1, timeout=None to call it in the test's own thread"
+        )
+    return "\n".join(lines)
+
+
+def failure_message(verdict: Verdict, result: Result) -> str:
+    """The verdict's message, followed by what the failure must not hide: that the retriever
+    returned fewer hits than a cutoff (so the metrics at that cutoff are computed on fewer)."""
+    shortfall = (result.info.get("retrieval") or {}).get("shortfall")
+    message = verdict.message(result)
+    return f"{message}\n\nNote: {shortfall}." if shortfall else message
+
+
+_BOUND_WORDS = {"min": "floor", "max": "ceiling"}
+
+
+def check_floors(
+    result: Result, settings: Settings, *, header: str = "", nodeid: str = ""
+) -> Verdict:
+    """Absolute thresholds, retriever errors (and what the run says about the retriever:
+    ids that match nothing, fewer hits than a cutoff, the concurrency chosen), judge errors,
+    and per-tag values."""
+    verdict = Verdict(header=header, nodeid=nodeid)
+    bounds = {t.name: t for t in settings.thresholds}
+    trust = result.info.get("trust") or {}  # judged@k, judge_kappa, judge_consistency
+    metric_notes = trust.get("metric_notes") or {}
+    for name, value in result.metrics.items():
+        spec = next((s for s in settings.metrics if s.name == name), None)
+        higher = spec.higher_is_better if spec is not None else not name.startswith("latency_")
+        threshold = bounds.get(name)
+        status: Status = "pass"
+        if threshold is not None:
+            if threshold.kind == "min" and value < threshold.bound:
+                status = "below_floor"
+            elif threshold.kind == "max" and value > threshold.bound:
+                status = "above_ceiling"
+        verdict.checks[name] = MetricCheck(
+            name=name,
+            value=value,
+            higher_is_better=higher,
+            bound=threshold.bound if threshold else None,
+            bound_kind=threshold.kind if threshold else None,
+            status=status,
+            note=str(metric_notes.get(name, "")),
+        )
+    for name, threshold in bounds.items():
+        if name not in result.metrics:  # a bound with nothing to check fails, never passes
+            latency = name.startswith("latency_")
+            verdict.problems.append(
+                f"{name}: no value to check against its {_BOUND_WORDS[threshold.kind]} "
+                f"{format_value(threshold.bound)}{' ms' if latency else ''}: "
+                + ("no retriever call succeeded" if latency else "no case was scored")
+            )
+    computed = {s.name for s in settings.metrics}
+    unused = [name for name in settings.tolerances if name not in computed]
+    if unused and settings.baseline:  # a typo or another cutoff: no tolerance applies unsaid
+        verdict.notes.append(
+            f"tolerances name {', '.join(unused)}, which this test does not compute "
+            f"(it computes {', '.join(sorted(computed))}); those tolerances apply to nothing"
+        )
+    if settings.per_tag:
+        from pytest_ragcheck.gate.per_tag import tag_checks
+
+        checks, notes = tag_checks(result, settings)
+        verdict.checks.update(checks)
+        verdict.notes.extend(notes)
+
+    errors = result.errors
+    if errors and settings.on_error == "fail":
+        verdict.problems.append(_retriever_errors(errors, len(result.evaluated)))
+    elif errors:
+        verdict.notes.append(
+            f"{len(errors)} case(s) failed in the retriever and were scored 0 (on_error='zero')"
+        )
+    retrieval = result.info.get("retrieval") or {}
+    verdict.problems.extend(str(p) for p in retrieval.get("problems") or [])
+    verdict.notes.extend(str(n) for n in retrieval.get("notes") or [])
+    if result.golden is not None:  # judgments the golden set's reader left out
+        verdict.notes.extend(result.golden.warnings)
+    if result.skipped:
+        verdict.notes.append(
+            f"{len(result.skipped)} case(s) without relevant documents skipped (empty='skip'): "
+            + ", ".join(c.id for c in result.skipped[:10])
+        )
+    judge = result.info.get("judge") or {}
+    failure = judge.get("failure")
+    if failure:
+        verdict.problems.append(str(failure))
+    verdict.problems.extend(str(p) for p in trust.get("problems") or [])
+    verdict.notes.extend(str(w) for w in judge.get("warnings") or [])
+    verdict.notes.extend(str(n) for n in trust.get("notes") or [])
+    return verdict

@@ -1,0 +1,186 @@
+"""The syrupy extension for baselines: one canonical JSON file per test, and its name.
+
+Names: ``__snapshots__/<test file>/<test name>[ragcheck].json`` (syrupy's layout and named
+index); characters a file name cannot hold are percent-encoded rather than dropped, so names
+stay unique, and :meth:`RagcheckSnapshotExtension.matches_test_location` relates them to their
+test for syrupy's unused-snapshot logic (``-k``, skipped tests).
+
+Works with syrupy 5.5 through 7.x: only the extension API common to both is relied on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+import warnings
+from pathlib import Path
+from typing import Any
+
+from syrupy.extensions.base import SnapshotCollectionStorage
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+from pytest_ragcheck.baseline.decision import UnreadableText
+from pytest_ragcheck.baseline.document import BaselineDoc
+
+__all__ = [
+    "INDEX_NAME",
+    "RagcheckSnapshotExtension",
+    "forget_reads",
+    "safe_file_stem",
+    "snapshot_index",
+]
+
+#: syrupy snapshot index used for baselines (see :func:`snapshot_index`).
+INDEX_NAME = "ragcheck"
+
+
+def snapshot_index(call: int) -> str:
+    """syrupy's named index: ``test_x[ragcheck].json``, then ``test_x[ragcheck-2].json``.
+
+    The name keeps the file apart from a JSON snapshot the test itself may store, and syrupy
+    relates ``<test name>[...]`` files to their test (for ``-k`` and skipped tests).
+    """
+    return INDEX_NAME if call == 1 else f"{INDEX_NAME}-{call}"
+
+
+class RagcheckSnapshotExtension(SingleFileSnapshotExtension):
+    """syrupy extension: one canonical JSON file per test, written by ``BaselineDoc.to_json``."""
+
+    _write_mode = WriteMode.TEXT
+    file_extension = "json"
+
+    def serialize(self, data: Any, **_: Any) -> str:
+        if isinstance(data, BaselineDoc):
+            return data.to_json()
+        if isinstance(data, str):
+            return str(data)
+        raise TypeError(
+            f"{type(self).__name__} stores pytest-ragcheck baselines only, got {type(data).__name__}"
+        )
+
+    def read_snapshot_data_from_location(
+        self, *, snapshot_location: str, snapshot_name: str, session_id: str
+    ) -> str | None:
+        """The file's text, never an exception: undecodable bytes become U+FFFD.
+
+        syrupy would otherwise fail inside its own assertion on a damaged file, and then
+        ``--snapshot-update`` could not replace it.
+        """
+        path = Path(snapshot_location)
+        try:
+            found = path.stat()
+            key = (snapshot_location, found.st_size, found.st_mtime_ns)
+            if key in _LAST_READ:
+                return _LAST_READ.pop(key)
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return UnreadableText(f"{type(exc).__name__}: {exc.strerror or exc}")
+        # A byte-order mark (an editor on Windows) is no content, like a CRLF checkout's \r;
+        # one of UTF-16's says how to read the file (Windows PowerShell's ``>`` writes it).
+        utf16 = raw[:2] in (b"\xff\xfe", b"\xfe\xff")
+        text = (raw if utf16 else raw.removeprefix(b"\xef\xbb\xbf")).decode(
+            "utf-16" if utf16 else "utf-8", errors="replace"
+        )
+        # The same newline handling as a text-mode read (a checkout may have CRLF endings).
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        _LAST_READ.clear()
+        _LAST_READ[key] = text
+        return text
+
+    # --- names -----------------------------------------------------------------------------
+    # syrupy drops the characters a file name cannot hold, so ``test[docs/faq.jsonl]`` and
+    # ``test[docsfaq.jsonl]`` would share a file, and syrupy could no longer relate the file to
+    # its test (a warning, and no protection for skipped tests under --snapshot-update).
+    # Percent-encoding them instead keeps names unique, stable and file-system safe; the
+    # matching below relates them to their test again.
+
+    @classmethod
+    def get_snapshot_name(cls, *, test_location: Any, index: Any = 0) -> str:
+        return safe_file_stem(
+            SnapshotCollectionStorage.get_snapshot_name(test_location=test_location, index=index),
+            limit=cls._stem_limit(),
+        )
+
+    @classmethod
+    def _stem_limit(cls) -> int:
+        return _NAME_MAX - len(f".{cls.file_extension}")
+
+    @classmethod
+    def matches_test_location(cls, *, test_location: Any, snapshot_location: str) -> bool:
+        """Whether ``snapshot_location`` is one of ``test_location``'s baselines (syrupy 7)."""
+        parent = getattr(super(), "matches_test_location", None)
+        if parent is not None and parent(
+            test_location=test_location, snapshot_location=snapshot_location
+        ):
+            return True
+        loc = Path(snapshot_location)
+        suffix = f".{cls.file_extension}"
+        if loc.parent.name != test_location.basename or not loc.name.endswith(suffix):
+            return False
+        on_site = getattr(test_location, "matches_snapshot_site", None)
+        if on_site is not None and not on_site(snapshot_location):
+            return False
+        stem = loc.name[: -len(suffix)]
+        own = safe_file_stem(str(test_location.snapshot_name), limit=10**9)
+        limit = cls._stem_limit()
+        if len(own) + len(INDEX_NAME) + 2 > limit:  # a long name, cut and hashed
+            return len(stem) == limit and stem.startswith(own[: limit - _DIGEST - 1])
+        return stem.startswith(f"{own}[{INDEX_NAME}")
+
+    @classmethod
+    def write_snapshot_collection(cls, *, snapshot_collection: Any, **kwargs: Any) -> None:
+        """Write the baseline atomically: syrupy opens the file for writing (emptying it) and
+        then writes, so Ctrl-C or a kill in between left a baseline of 0 bytes, or cut short.
+        A temporary file beside it, renamed over it, leaves the old baseline or the new one."""
+        data = next(iter(snapshot_collection)).data
+        if not isinstance(data, str):  # syrupy says what it expected
+            super().write_snapshot_collection(snapshot_collection=snapshot_collection, **kwargs)
+            return
+        from pytest_ragcheck.report.files import write_file
+
+        write_file(Path(snapshot_collection.location), data)
+
+    @classmethod
+    def write_snapshot(cls, **kwargs: Any) -> None:
+        # syrupy < 7 relates files to tests with its own sanitising only, and warns about the
+        # percent-encoded names above; the names are ours and related by the method above.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r"\s*Can not relate snapshot location")
+            super().write_snapshot(**kwargs)
+
+
+#: The file read last (location, size, modification time -> text): a check reads its file,
+#: and syrupy reads it again when the check asserts it unchanged; that second read (of 60 MB
+#: for 200,000 cases) is served from here. :func:`forget_reads` lets it go after the check.
+_LAST_READ: dict[tuple[str, int, int], str] = {}
+
+
+def forget_reads() -> None:
+    """Let go of the text of the file read last (see ``_LAST_READ``)."""
+    _LAST_READ.clear()
+
+
+#: Longest file name most file systems accept.
+_NAME_MAX = 255
+#: Hex digits of the hash that keeps a cut name unique.
+_DIGEST = 12
+#: Characters Windows (or a shell) cannot have in a file name, plus ``%`` for reversibility.
+_UNSAFE_CHARS = frozenset('\\/?*:|"<>%')
+
+
+def safe_file_stem(name: str, *, limit: int) -> str:
+    """``name`` as a file-system-safe stem: unsafe characters percent-encoded, long names cut.
+
+    Deterministic, and different names give different stems (the encoding is reversible; a
+    cut name ends with ``~`` and a hash of the full name).
+    """
+    encoded = "".join(
+        f"%{ord(c):02X}" if c in _UNSAFE_CHARS or unicodedata.category(c).startswith("C") else c
+        for c in name
+    )
+    if len(encoded) <= limit:
+        return encoded
+    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:_DIGEST]
+    return f"{encoded[: limit - _DIGEST - 1]}~{digest}"

@@ -1,0 +1,304 @@
+"""What a run of the retriever says beyond the metrics, so that no zero is silent.
+
+- The depth asked for: the largest cutoff any metric needs (``recall@20`` with ``k=10`` asks
+  for 20; a metric ``@all`` leaves the retriever its own depth).
+- A retriever that returned fewer hits than a cutoff on every case: the metrics at that cutoff
+  are computed on fewer hits, and the summary and the failure message say so, with what to
+  change when the retriever fixes its depth at construction.
+- Retrieved ids that match no id of the golden set: usually ids the framework generated
+  (UUIDs, content hashes) while the user's ids sit in metadata. Every metric would be 0.
+- Numbers the metrics cannot hold (grades beyond ``ndcg_exp``'s float range or 64 bits),
+  rejected before the retriever runs.
+
+Facts go to ``result.info["retrieval"]`` as JSON data (texts included, so every report shows
+the same words); :func:`pytest_ragcheck.gate.verdict.check_floors` turns them into notes and problems.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from itertools import chain
+from typing import TYPE_CHECKING, Any
+
+from pytest_ragcheck.common.display import counted
+from pytest_ragcheck.common.errors import GoldenSetError
+
+if TYPE_CHECKING:
+    from pytest_ragcheck.golden import GoldenCase
+    from pytest_ragcheck.metrics.names import MetricSpec
+    from pytest_ragcheck.run.runner import RetrievalOutcome, RetrievalRun
+
+__all__ = ["check_golden_numbers", "largest_cutoff", "requested_depth", "retrieval_info"]
+
+_SHOWN = 3
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+_HASH = re.compile(r"^[0-9a-f]{32,128}$", re.I)
+
+
+def _cutoff_specs(specs: Sequence[MetricSpec]) -> list[MetricSpec]:
+    return [s for s in specs if s.kind != "latency" and s.metric.cutoff]
+
+
+def requested_depth(specs: Sequence[MetricSpec]) -> int | None:
+    """How many hits to ask for: the largest cutoff, or ``None`` when a metric is ``@all``."""
+    cut = _cutoff_specs(specs)
+    if not cut or any(s.k is None for s in cut):
+        return None
+    return max(s.k or 0 for s in cut)
+
+
+def largest_cutoff(specs: Sequence[MetricSpec]) -> int | None:
+    """The largest finite cutoff of the metrics (``@all`` ignored), for the depth check."""
+    return max((s.k for s in _cutoff_specs(specs) if s.k is not None), default=None)
+
+
+def check_golden_numbers(
+    cases: Sequence[GoldenCase], specs: Sequence[MetricSpec], *, source: str
+) -> None:
+    """Grades the metrics cannot hold are a golden-set error, before the retriever runs."""
+    from pytest_ragcheck.metrics import MAX_EXP_GRADE, MAX_GRADE
+
+    exp = any(s.base == "ndcg_exp" for s in specs)
+    every = [grade for case in cases for grade in case._grades.values()]
+    if not every or (
+        max(every) <= (MAX_EXP_GRADE if exp else MAX_GRADE) and min(every) >= -MAX_GRADE
+    ):
+        return  # the common case: nothing to name, no loop per case
+    for case in cases:
+        for doc, grade in case._grades.items():
+            if abs(grade) > MAX_GRADE:
+                raise GoldenSetError(
+                    f"{source}: case {case.id!r}: the grade of {doc!r} is too large (more than 64 bits); "
+                    "grades are small integers such as 0-3"
+                )
+            if exp and grade > MAX_EXP_GRADE:
+                raise GoldenSetError(
+                    f"{source}: case {case.id!r}: grade {grade} of {doc!r} is too large for ndcg_exp "
+                    f"(gain 2**grade - 1 holds grades up to {MAX_EXP_GRADE}); use ndcg "
+                    "(gain = grade) or smaller grades"
+                )
+
+
+def _quoted(ids: Sequence[str]) -> str:
+    return ", ".join(repr(i if len(i) <= 40 else i[:39] + "…") for i in ids)
+
+
+def _id_check(
+    cases: Sequence[GoldenCase], outcomes: Sequence[RetrievalOutcome]
+) -> dict[str, Any] | None:
+    """Cases whose hits hold no id the golden set knows (any case's judged ids)."""
+    # A case that finds one of its own judged ids is matched (all the look-ups most cases
+    # need: the first hit's, with a good retriever): the golden set's other ids are gathered
+    # only when some case is not.
+    if not any(
+        c.mode == "ids"
+        and o.error is None
+        and o.hits
+        and o.hits[0].id not in (own := c._grades)
+        and own.keys().isdisjoint([h.id for h in o.hits])
+        for c, o in zip(cases, outcomes, strict=True)
+    ):
+        return None
+    judged = [(c, o) for c, o in zip(cases, outcomes, strict=True) if c.mode == "ids"]
+    known = set(chain.from_iterable([c._grades for c, _ in judged]))
+    checked = [(c, o) for c, o in judged if o.error is None and o.hits]
+    unmatched = [(c, o) for c, o in checked if known.isdisjoint([h.id for h in o.hits])]
+    if not known or not unmatched:
+        return None
+    keys = Counter(
+        key for _, o in unmatched for h in o.hits for key, value in h.alternatives if value in known
+    )
+    retrieved = list(dict.fromkeys(h.id for _, o in unmatched for h in o.hits))[:_SHOWN]
+    golden = list(dict.fromkeys(doc for c, _ in unmatched for doc in c.relevance_map()))
+    key, matches = keys.most_common(1)[0] if keys else (None, 0)
+    return {
+        "checked": len(checked),
+        "unmatched": len(unmatched),
+        "unmatched_ids": [c.id for c, _ in unmatched[:5]],
+        "retrieved_sample": retrieved,
+        "golden_sample": golden[:_SHOWN],
+        "id_key": key,
+        "id_key_matches": matches,
+    }
+
+
+def _id_fix(facts: dict[str, Any]) -> str:
+    if facts["id_key"] is not None:
+        return (
+            f"pass id_key={facts['id_key']!r} (metadata[{facts['id_key']!r}] holds ids of the "
+            f"golden set in {facts['id_key_matches']} hits), or set each document's id when "
+            "indexing it"
+        )
+    return (
+        "pass id_key='<metadata key of your ids>', or set each document's id when indexing it "
+        "(LangChain Document(id=...), LlamaIndex TextNode(id_=...), Haystack Document(id=...))"
+    )
+
+
+def id_problem(facts: dict[str, Any]) -> str:
+    """The failure text when no case's hits match the golden set."""
+    sample = facts["retrieved_sample"]
+    if all(_UUID.match(i) for i in sample):
+        cause = (
+            "they look like UUIDs a framework generated (LangChain's InMemoryVectorStore and "
+            "LlamaIndex nodes do)"
+        )
+    elif all(_HASH.match(i) for i in sample):
+        cause = "they look like content hashes a framework generated (Haystack's Document ids)"
+    else:
+        cause = "the retriever and the golden set use different ids"
+    return (
+        f"No retrieved id matches an id of the golden set ({facts['checked']} cases with hits), "
+        f"so every metric is 0. Retrieved: {_quoted(sample)}; golden set: "
+        f"{_quoted(facts['golden_sample'])}. Likely cause: {cause}, while your document ids are "
+        f"in metadata. Fix: {_id_fix(facts)}."
+    )
+
+
+def _repeated_ids(outcomes: Sequence[RetrievalOutcome], specs: Sequence[MetricSpec]) -> str | None:
+    """Chunks the judge does not see: a hit repeating an earlier hit's id counts once, with
+    the first hit's text (one document, one rank), so its own text is dropped too."""
+    if not any(s.kind == "judge" and "texts" in s.metric.needs for s in specs):
+        return None
+    cases = sum(1 for o in outcomes if o.duplicates)
+    if not cases:
+        return None
+    return (
+        f"{cases} case(s) returned hits that repeat an id: each id counts once, with the text "
+        "of its first hit, so the judge does not see the repeated chunks; give each chunk an "
+        "id of its own (e.g. 'doc-1#3') to have every chunk judged"
+    )
+
+
+def _id_note(facts: dict[str, Any]) -> str:
+    return (
+        f"{facts['unmatched']} of {facts['checked']} cases returned no id the golden set knows "
+        f"(first: {', '.join(facts['unmatched_ids'])}); if your ids are in metadata, "
+        f"{_id_fix(facts)}"
+    )
+
+
+def _max_hits(outcomes: Sequence[RetrievalOutcome]) -> int | None:
+    """The most hits any case that ran returned (``None``: every case failed)."""
+    return max([len(o.hits) for o in outcomes if o.error is None], default=None)
+
+
+def _shortfall(
+    most: int | None, specs: Sequence[MetricSpec], run: RetrievalRun, depth: int | None
+) -> str | None:
+    """ "retriever returned at most N hits; metrics @K are computed on N", and why (``most``:
+    :func:`_max_hits`)."""
+    cutoff = largest_cutoff(specs)
+    if cutoff is None or most is None or most >= cutoff:
+        return None
+    cutoffs = sorted({s.k for s in _cutoff_specs(specs) if s.k is not None and s.k > most})
+    shown = ", ".join(f"@{k}" for k in cutoffs)
+    text = (
+        f"retriever returned at most {counted(most, 'hit')}; metrics {shown} are computed on {most}"
+    )
+    resolved = run.retriever
+    if depth is None:
+        return text + " (no depth was asked for: a metric @all takes the retriever's own depth)"
+    if resolved.takes_depth:
+        return text + f" (it was asked for {depth})"
+    if resolved.depth_hint is not None:
+        return text + "; " + resolved.depth_hint.replace("{depth}", str(depth))
+    return (
+        text + f"; {resolved.description} takes no k or top_k parameter: add one, or make it "
+        f"return at least {counted(depth, 'hit')}"
+    )
+
+
+def _batches(run: RetrievalRun) -> dict[str, Any] | None:
+    """``batch_size=``: the latency per batch (p50, p95, max) and per query (batch / size)."""
+    if run.batch_size is None:
+        return None
+    from pytest_ragcheck.metrics.latency import latency_percentiles
+
+    times = list(run.batch_ms)
+    per_batch = latency_percentiles(times) if times else {}
+    # each case's latency is its batch's time divided by the batch's size
+    shares = [o.latency_ms for o in run.outcomes if o.ok and o.latency_ms is not None]
+    per_query = sum(shares) / len(shares) if shares else None
+    facts: dict[str, Any] = {
+        "size": run.batch_size,
+        "calls": len(times),
+        "latency_p50_ms": per_batch.get("latency_p50_ms"),
+        "latency_p95_ms": per_batch.get("latency_p95_ms"),
+        "latency_max_ms": per_batch.get("latency_max_ms"),
+        "per_query_ms": per_query,
+    }
+    if times and per_query is not None:
+        facts["note"] = (
+            f"batches of {run.batch_size}: {len(times)} calls, "
+            f"{facts['latency_p50_ms']:.1f} ms per batch (p50), {per_query:.2f} ms per query"
+        )
+    else:
+        facts["note"] = f"batches of {run.batch_size}: no batch returned hits"
+    return facts
+
+
+def retrieval_info(
+    run: RetrievalRun,
+    cases: Sequence[GoldenCase],
+    specs: Sequence[MetricSpec],
+    depth: int | None,
+) -> dict[str, Any]:
+    """``result.info["retrieval"]``: the facts, the notes for the summary, the problems."""
+    notes: list[str] = []
+    problems: list[str] = []
+    choice = run.concurrency
+    if choice.auto and any(o.ok for o in run.outcomes):
+        notes.append(
+            choice.describe() + ("; latencies are single calls" if choice.workers == 1 else "")
+        )
+    batches = _batches(run)
+    if batches is not None:
+        notes.append(batches["note"])
+    most = _max_hits(run.outcomes)
+    shortfall = _shortfall(most, specs, run, depth)
+    if shortfall is not None:
+        notes.append(shortfall)
+    late = sum(1 for o in run.outcomes if o.timed_out)
+    if late and any(o.ok for o in run.outcomes):  # latency is reported with every run
+        notes.append(
+            f"{late} call(s) timed out: the latency metrics count each at its timeout "
+            "(a lower bound of its time)"
+        )
+    repeated = _repeated_ids(run.outcomes, specs)
+    if repeated is not None:
+        notes.append(repeated)
+    ranked = any(
+        s.kind == "rank" or (s.kind == "judge" and "texts" in s.metric.needs) for s in specs
+    )
+    if most == 0 and ranked:  # an index never loaded: every metric 0, and a baseline of zeros
+        ran = sum(1 for o in run.outcomes if o.ok)
+        problems.append(
+            f"The retriever returned no hits for any of the {ran} case(s) it ran on, so every "
+            "metric that reads hits is 0. Is the index loaded (documents added before the "
+            "test)? Finding nothing for some queries is fine; for every query it is a broken "
+            "retriever, not a score."
+        )
+    # Only the rank metrics read ids: judge and answer metrics read texts and the answer.
+    ids = _id_check(cases, run.outcomes) if any(s.kind == "rank" for s in specs) else None
+    if ids is not None and ids["unmatched"] == ids["checked"]:
+        problems.append(id_problem(ids))
+    elif ids is not None and 2 * ids["unmatched"] > ids["checked"]:
+        notes.append(_id_note(ids))
+    return {
+        "retriever": run.retriever.description,
+        "depth": depth,
+        "takes_depth": run.retriever.takes_depth,
+        "concurrency": choice.workers,
+        "concurrency_auto": choice.auto,
+        "concurrency_reason": choice.reason or None,
+        "max_hits": most,
+        "timed_out": late,
+        "shortfall": shortfall,
+        "ids": ids,
+        "batches": batches,
+        "notes": notes,
+        "problems": problems,
+    }
