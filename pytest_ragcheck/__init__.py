@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_ragcheck.common.version import __version__
+from pytest_ragcheck.common.version import __version__ as __version__
 
 __all__ = [
     "CaseResult",
@@ -20,7 +20,6 @@ __all__ = [
     "RagcheckError",
     "RagcheckWarning",
     "Result",
-    "__version__",
     "compare",
     "evaluate",
     "load_golden",

@@ -30,7 +30,7 @@ REQUIRED = (
     "pytest_ragcheck/report/template.html",
     "pytest_ragcheck/report/report.js",
     "pytest_ragcheck/report/report.css",
-    "pytest_ragcheck/plugin.py",
+    "pytest_ragcheck/plugin/__init__.py",
 )
 #: Top-level folders of the repository that must stay out of both archives.
 EXCLUDED = ("tests/", "example_suite/", "benchmarks/", "docs/")

@@ -309,7 +309,7 @@ def test_message_says_what_the_comparison_was_made_on() -> None:
     # An unchanged golden set adds no such line.
     _, whole = compare(BEFORE, [0.0] * 8)
     plain = check_floors(now, settings())
-    whole.apply(plain)
+    plain.merge(whole)
     assert plain.golden_change == ""
     assert not any(
         line.startswith("Golden set changed") for line in plain.message(now).splitlines()

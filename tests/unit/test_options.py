@@ -9,13 +9,10 @@ import pytest
 from pytest_ragcheck.baseline.options import BaselineOptions
 from pytest_ragcheck.common.errors import ConfigError
 from pytest_ragcheck.evaluation.settings import Defaults, JudgeSettings
-from pytest_ragcheck.plugin.options import (
-    OPTION_SPECS,
-    RagcheckOptions,
-    ReportPathError,
-    is_worker,
-    parse_options,
-)
+from pytest_ragcheck.plugin.items import is_worker
+from pytest_ragcheck.plugin.options import RagcheckOptions, parse_options
+from pytest_ragcheck.plugin.specs import OPTION_SPECS
+from pytest_ragcheck.report.paths import ReportPathError
 
 
 def _parse(tmp_path: Path, cli=None, ini=None) -> RagcheckOptions:
