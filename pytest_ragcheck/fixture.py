@@ -12,6 +12,7 @@ from pytest_ragcheck.config import build_settings
 from pytest_ragcheck.display import counted
 from pytest_ragcheck.errors import ConfigError, RagcheckError
 from pytest_ragcheck.items import ITEM_COMPARISONS, ITEM_RECORDS, marker_kwargs, ragcheck_options
+from pytest_ragcheck.outputs import outputs
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -108,9 +109,10 @@ class RagcheckFixture:
             raise ConfigError(
                 f"no golden cases: add @ragcheck(cases='golden.jsonl') to the test or call {call}"
             )
-        item = self._request.node
-        base_dirs = [Path(str(item.path)).parent, Path(self._request.config.rootpath)]
-        return load_golden(settings.cases, base_dirs=base_dirs, split=settings.split)
+        return load_golden(settings.cases, base_dirs=self._base_dirs(), split=settings.split)
+
+    def _base_dirs(self) -> list[Path]:
+        return [Path(str(self._request.node.path)).parent, Path(self._request.config.rootpath)]
 
     def _run(self, retriever: Any, overrides: Mapping[str, Any]) -> Result:
         from pytest_ragcheck.evaluation import evaluate_golden
@@ -159,6 +161,11 @@ class RagcheckFixture:
             record["proposals"] = label_proposals(golden, result, settings)
         record = redact_data(record)  # no API key leaves the process (reports, junit, xdist)
         record["timings"] = {**timings, "record_s": time.perf_counter() - clock}
+        if outputs(options):  # no report is written over a file this test read
+            from pytest_ragcheck.golden import source_files
+
+            found = source_files(settings.cases, base_dirs=self._base_dirs(), split=settings.split)
+            record["inputs"] = [str(path) for path in found]
         item.stash.setdefault(ITEM_RECORDS, []).append(record)
         item.user_properties.extend(junit_properties(record))
         if verdict.failed:

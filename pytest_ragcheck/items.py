@@ -11,8 +11,10 @@ import pytest
 
 from pytest_ragcheck.errors import ConfigError
 from pytest_ragcheck.options import RagcheckOptions
+from pytest_ragcheck.outputs import Inputs
 
 __all__ = [
+    "INPUTS",
     "ITEM_COMPARISONS",
     "ITEM_RECORDS",
     "MARKER",
@@ -32,6 +34,8 @@ ITEM_COMPARISONS = pytest.StashKey[list[dict[str, Any]]]()
 
 #: The session's options, read and validated once in ``pytest_configure``.
 OPTIONS = pytest.StashKey[RagcheckOptions]()
+#: What the session reads or keeps, as far as known (no output may be written over it).
+INPUTS = pytest.StashKey[Inputs]()
 
 
 def ragcheck_options(config: pytest.Config) -> RagcheckOptions:

@@ -9,6 +9,7 @@ needs to check its options (no numpy, pydantic, syrupy or litellm at import).
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -18,6 +19,7 @@ from pytest_ragcheck.config import build_settings
 from pytest_ragcheck.errors import ConfigError, RagcheckError
 from pytest_ragcheck.fixture import USED, RagcheckFixture
 from pytest_ragcheck.items import (
+    INPUTS,
     ITEM_COMPARISONS,
     ITEM_RECORDS,
     MARKER,
@@ -27,6 +29,7 @@ from pytest_ragcheck.items import (
     ragcheck_options,
 )
 from pytest_ragcheck.options import OPTION_SPECS, RagcheckOptions, is_worker, parse_options
+from pytest_ragcheck.outputs import BASELINE_FOLDERS, Inputs, check_outputs, golden_path, outputs
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -94,11 +97,19 @@ def _read_options(config: pytest.Config) -> RagcheckOptions:
         except (ValueError, pytest.UsageError) as exc:  # "invalid truth value" (bool keys)
             raise pytest.UsageError(f"ini {spec.dest}: {exc}") from None
     try:
-        return parse_options(
+        options = parse_options(
             cli=cli, ini=ini, invocation_dir=config.invocation_params.dir, rootdir=config.rootpath
         )
+        dirname = getattr(config.option, "snapshot_dirname", None)  # syrupy's option
+        config.stash[INPUTS] = Inputs(
+            sources=(config.inipath,) if config.inipath else (),
+            cache_dir=options.defaults.judge.cache_dir,
+            baseline_folders=(*BASELINE_FOLDERS, *([str(dirname)] if dirname else [])),
+        )
+        check_outputs(options, config.stash[INPUTS])  # no output over an input
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
+    return options
 
 
 def _marker_problems(config: pytest.Config, items: list[pytest.Item]) -> list[str]:
@@ -121,11 +132,34 @@ def _marker_problems(config: pytest.Config, items: list[pytest.Item]) -> list[st
     ]
 
 
+def _output_problems(config: pytest.Config, items: list[pytest.Item]) -> list[str]:
+    """The outputs that would be written over a golden set of the markers or a collected file."""
+    if not outputs(ragcheck_options(config)):
+        return []
+    golden: dict[Path, None] = {}
+    for item in items:
+        try:
+            cases = (marker_kwargs(item) or {}).get("cases")
+        except ConfigError:
+            continue  # a marker problem, reported as such
+        found = golden_path(cases, (item.path.parent, config.rootpath))
+        if found is not None:
+            golden[found] = None
+    inputs = config.stash[INPUTS].adding(golden=golden, sources={i.path: None for i in items})
+    config.stash[INPUTS] = inputs
+    try:
+        check_outputs(ragcheck_options(config), inputs)
+    except ConfigError as exc:
+        return [str(exc)]
+    return []
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Check marker keywords up front: a typo is a usage error, not 40 failing tests."""
+    """Check marker keywords and outputs up front: a typo is a usage error, not 40 failing
+    tests, and a report path that names a golden set is refused before it is overwritten."""
     if is_worker(config):
         return  # checked per collector below: a UsageError would crash an xdist worker
-    problems = _marker_problems(config, items)
+    problems = _marker_problems(config, items) + _output_problems(config, items)
     if problems:
         raise pytest.UsageError("\n".join(problems))
 
@@ -139,7 +173,7 @@ def pytest_make_collect_report(
     if not is_worker(collector.config) or not report.passed:
         return report
     items = [node for node in report.result if isinstance(node, pytest.Item)]
-    problems = _marker_problems(collector.config, items)
+    problems = _marker_problems(collector.config, items) + _output_problems(collector.config, items)
     if problems:
         report.outcome = "failed"
         report.longrepr = "\n".join(problems)
@@ -328,12 +362,6 @@ def _write_reports(config: pytest.Config) -> None:
     if todo is None:
         return
     records, options = todo
-    if options.propose_labels is not None:
-        from pytest_ragcheck.judge.proposals import write_proposals
-        from pytest_ragcheck.report import MESSAGES
-
-        message = write_proposals(options.propose_labels, records)
-        config.stash.setdefault(MESSAGES, []).append(message)
     from pytest_ragcheck.report import write_reports
 
     write_reports(config, records, options=options)

@@ -16,7 +16,7 @@ plugin imports it only when a golden set is loaded.
 
 from __future__ import annotations
 
-from pytest_ragcheck.golden.load import clear_cache, load_golden
+from pytest_ragcheck.golden.load import clear_cache, load_golden, source_files
 from pytest_ragcheck.golden.model import GoldenCase, GoldenSet, derive_case_id
 
 __all__ = [
@@ -25,4 +25,5 @@ __all__ = [
     "clear_cache",
     "derive_case_id",
     "load_golden",
+    "source_files",
 ]

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_ragcheck.display import shorten
+from pytest_ragcheck.items import INPUTS
 
 if TYPE_CHECKING:
     from pytest_ragcheck.evaluation import Progress
@@ -165,8 +166,22 @@ def write_reports(
 def _write_outputs(
     config: pytest.Config, records: list[dict[str, Any]], *, options: RagcheckOptions
 ) -> None:
+    from pytest_ragcheck.outputs import refuse_outputs
     from pytest_ragcheck.report.files import write_report
 
+    read = [Path(p) for record in records for p in record.get("inputs") or ()]
+    options, refused = refuse_outputs(options, config.stash[INPUTS].adding(golden=read))
+    for message in refused:  # a golden file given only at the call, known now
+        _say(config, "error", f"ragcheck: {message}")
+        session = config.pluginmanager.get_plugin("session")
+        if session is not None and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR  # as the same check before the run
+    if options.propose_labels is not None:
+        from pytest_ragcheck.judge.proposals import write_proposals
+
+        config.stash.setdefault(MESSAGES, []).append(
+            write_proposals(options.propose_labels, records)
+        )
     paths = options.report_paths
     compared = bool(config.stash.get(COMPARISONS, []))
     document = _document(config, records) if paths or records or compared else None
