@@ -30,7 +30,7 @@ __all__ = [
     "write_reports",
 ]
 
-#: ``(level, text)`` lines printed at the end of the run ("info" or "error").
+#: ``(level, text)`` lines printed at the end of the run ("info", "warning" or "error").
 MESSAGES = pytest.StashKey[list[tuple[str, str]]]()
 #: ``ragcheck.compare(...)`` tables of the session (``Comparison.to_dict()`` plus ``nodeid``).
 COMPARISONS = pytest.StashKey[list[dict[str, Any]]]()
@@ -98,7 +98,8 @@ def terminal_summary(
     if messages and options.no_summary:
         terminalreporter.ensure_newline()
     for level, text in messages:
-        terminalreporter.write_line(text, red=level == "error", bold=level == "error")
+        bad = level == "error"
+        terminalreporter.write_line(text, red=bad, bold=bad, yellow=level == "warning")
     config.stash[MESSAGES] = []
 
 
@@ -119,8 +120,11 @@ def _record_history(config: pytest.Config, path: Path, document: dict[str, Any])
         trend,
     )
 
+    warnings: list[str] = []
     try:
-        entries = read_history(path)  # a damaged file is reported, never appended to
+        entries = read_history(path, warnings)  # a damaged file is reported, not appended to
+        for warning in warnings:
+            _say(config, "warning", f"ragcheck: {warning}")
         lines = history_lines(document, git=git_info(config.rootpath))
         append_lines(path, lines)
     except HistoryError as exc:
