@@ -94,13 +94,28 @@ def terminal_summary(
             for text, markup in line:
                 terminalreporter.write(text, **markup)
             terminalreporter.line("")
-    messages = config.stash.get(MESSAGES, [])
+    messages = [*_shrink_warnings(records), *config.stash.get(MESSAGES, [])]
     if messages and options.no_summary:
         terminalreporter.ensure_newline()
     for level, text in messages:
         bad = level == "error"
         terminalreporter.write_line(text, red=bad, bold=bad, yellow=level == "warning")
     config.stash[MESSAGES] = []
+
+
+def _shrink_warnings(records: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """A yellow line per test whose golden set lost more than half of its baseline's cases
+    (printed whatever the verbosity or ``--ragcheck-no-summary``: the test passed on little)."""
+    from pytest_ragcheck.baseline_compare import golden_shrink_warning
+
+    found = []
+    for record in records:
+        baseline = record.get("baseline") or {}
+        diff, updated = baseline.get("case_diff"), baseline.get("status") == "updated"
+        warning = golden_shrink_warning(diff, record["nodeid"], updated=updated) if diff else ""
+        if warning:
+            found.append(("warning", f"ragcheck warning: {warning}"))
+    return found
 
 
 def _say(config: pytest.Config, level: str, text: str) -> None:
