@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_ragcheck.config import build_settings
-from pytest_ragcheck.display import counted
+from pytest_ragcheck.display import counted, printable
 from pytest_ragcheck.errors import ConfigError, RagcheckError
 from pytest_ragcheck.items import ITEM_COMPARISONS, ITEM_RECORDS, marker_kwargs, ragcheck_options
 from pytest_ragcheck.outputs import outputs
@@ -63,7 +63,7 @@ class RagcheckFixture:
 
         # Outside the except block: pytest would otherwise print the message twice, joined
         # by "During handling of the above exception, another exception occurred".
-        pytest.fail(redact(message), pytrace=False)
+        pytest.fail(printable(redact(message)), pytrace=False)
 
     def compare(self, retrievers: Mapping[str, Any], **overrides: Any) -> Comparison:
         """Evaluate named retrievers on the test's golden set and compare them with the first.
@@ -97,7 +97,7 @@ class RagcheckFixture:
             data = redact_data({"nodeid": item.nodeid, **comparison.to_dict()})
             item.stash.setdefault(ITEM_COMPARISONS, []).append(data)
             return comparison
-        pytest.fail(redact(message), pytrace=False)
+        pytest.fail(printable(redact(message)), pytrace=False)
 
     def _golden(
         self, settings: Settings, call: str = "ragcheck(retriever, cases=...)"
@@ -169,5 +169,5 @@ class RagcheckFixture:
         item.stash.setdefault(ITEM_RECORDS, []).append(record)
         item.user_properties.extend(junit_properties(record))
         if verdict.failed:
-            pytest.fail(redact(failure_message(verdict, result)), pytrace=False)
+            pytest.fail(printable(redact(failure_message(verdict, result))), pytrace=False)
         return result

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_ragcheck.display import shorten
+from pytest_ragcheck.display import printable, shorten
 from pytest_ragcheck.items import INPUTS
 
 if TYPE_CHECKING:
@@ -92,14 +92,14 @@ def terminal_summary(
         terminalreporter.write_sep("=", "ragcheck summary")
         for line in lines:
             for text, markup in line:
-                terminalreporter.write(text, **markup)
+                terminalreporter.write(printable(text), **markup)
             terminalreporter.line("")
     messages = [*_shrink_warnings(records), *config.stash.get(MESSAGES, [])]
     if messages and options.no_summary:
         terminalreporter.ensure_newline()
     for level, text in messages:
         bad = level == "error"
-        terminalreporter.write_line(text, red=bad, bold=bad, yellow=level == "warning")
+        terminalreporter.write_line(printable(text), red=bad, bold=bad, yellow=level == "warning")
     config.stash[MESSAGES] = []
 
 
@@ -178,7 +178,7 @@ def write_reports(
             session.exitstatus = pytest.ExitCode.INTERRUPTED
     if config.pluginmanager.get_plugin("terminalreporter") is None:
         for _, text in config.stash.get(MESSAGES, []):
-            print(text, file=sys.stderr)
+            print(printable(text), file=sys.stderr)
         config.stash[MESSAGES] = []
 
 
