@@ -8,6 +8,7 @@ needs to check its options (no numpy, pydantic, syrupy or litellm at import).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -137,11 +138,15 @@ def _output_problems(config: pytest.Config, items: list[pytest.Item]) -> list[st
     if not outputs(ragcheck_options(config)):
         return []
     golden: dict[Path, None] = {}
+    seen: set[tuple[str, Path]] = set()  # 10,000 tests on one golden set: looked up once
     for item in items:
         try:
             cases = (marker_kwargs(item) or {}).get("cases")
         except ConfigError:
             continue  # a marker problem, reported as such
+        if not isinstance(cases, str | os.PathLike) or (str(cases), item.path.parent) in seen:
+            continue
+        seen.add((str(cases), item.path.parent))
         found = golden_path(cases, (item.path.parent, config.rootpath))
         if found is not None:
             golden[found] = None
