@@ -17,7 +17,6 @@ import pytest
 from retriever import BM25Retriever
 
 from pytest_ragcheck import ragcheck
-
 _STOP = frozenset(
     [
         "a",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_UP, Decimal
 
-__all__ = ["MINUS", "counted", "format_value", "shorten", "shown_id", "signed"]
+__all__ = ["MINUS", "counted", "format_value", "printable", "shorten", "shown_id", "signed"]
 
 #: The real minus sign (U+2212): a delta reads ``−0.034``, not ``-0.034``.
 MINUS = "−"
@@ -51,6 +51,19 @@ def shown_id(text: str, width: int = 60) -> str:
     file or a retriever's id must not break or recolour the terminal); cut to ``width``."""
     shown = text if text.isprintable() else repr(text)[1:-1]
     return shown if len(shown) <= width else shown[: width - 1] + "…"
+
+
+#: C0 controls but newline and tab, DEL and the C1 controls -> their ``\xNN`` escapes.
+_CONTROLS = {
+    code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0)) if chr(code) not in "\n\t"
+}
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: control characters (an escape sequence in a retriever's
+    error message, a case id or a query) written as ``\x1b``, so that no text we print
+    recolours, rewrites or beeps the terminal; newlines and tabs stay as they are."""
+    return text.translate(_CONTROLS)
 
 
 def counted(n: int, noun: str) -> str:

@@ -44,10 +44,19 @@ def number(name: str, value: object, *, lo: float | None = None, hi: float | Non
     if math.isnan(number) or math.isinf(number):
         raise ConfigError(f"{name} must be a finite number, got {value!r}")
     if lo is not None and number < lo:
-        raise ConfigError(f"{name} must be >= {lo:g}, got {value!r}")
+        raise ConfigError(f"{name} must be >= {_bound(lo)}, got {value!r}")
     if hi is not None and number > hi:
-        raise ConfigError(f"{name} must be <= {hi:g}, got {value!r}")
+        raise ConfigError(f"{name} must be <= {_bound(hi)}, got {value!r}")
     return number
+
+
+def _bound(value: float) -> str:
+    """A bound as a message states it: short, but exact (``9223372036``, not ``9.22337e+09``,
+    which would read as refusing values it accepts)."""
+    short = f"{value:g}"
+    if float(short) == value:
+        return short
+    return f"{value:.0f}" if value.is_integer() else repr(value)
 
 
 def integer(name: str, value: object, *, lo: int) -> int:
@@ -83,9 +92,9 @@ def choice(name: str, value: object, choices: Sequence[str]) -> str:
 
 def timeout_seconds(name: str, value: object) -> float:
     """Seconds, > 0 and no more than a thread can wait (a larger number overflows)."""
-    seconds = number(name, value, lo=0.0)
-    if seconds == 0.0:
-        raise ConfigError(f"{name} must be > 0 seconds (or None for no timeout)")
+    seconds = number(name, value)
+    if seconds <= 0.0:  # 0 would time every call out at once
+        raise ConfigError(f"{name} must be > 0 seconds (or None for no timeout), got {value!r}")
     if seconds > MAX_TIMEOUT:
         raise ConfigError(
             f"{name} must be at most {MAX_TIMEOUT:.0f} seconds, got {value!r}; "

@@ -131,18 +131,15 @@ def build_settings(
         for n, v in tolerances_raw.items()
     }
     significance_raw = kw.get("significance", defaults.significance)
-    significance = (
-        None
-        if significance_raw is None
-        else number("significance", significance_raw, lo=0.0, hi=1.0)
-    )
+    significance = None if significance_raw is None else number("significance", significance_raw)
     per_tag = kw.get("per_tag", False)
     if not isinstance(per_tag, bool):
         raise ConfigError(f"per_tag must be True or False, got {per_tag!r}")
     min_tag_cases = integer("min_tag_cases", kw.get("min_tag_cases", DEFAULT_MIN_TAG_CASES), lo=1)
     if significance is not None and not 0.0 < significance < 1.0:
         raise ConfigError(
-            f"significance must be between 0 and 1 (e.g. 0.05), got {significance_raw!r}"
+            "significance must be a level strictly between 0 and 1 (e.g. 0.05) or None, "
+            f"got {significance_raw!r}"
         )
 
     baseline = kw.get("baseline", True)

@@ -7,12 +7,16 @@ Each line (format 1) holds ``format``, ``timestamp`` (UTC, ISO 8601), ``commit``
 selected test (Ctrl-C, ``-x``) adds ``incomplete``, why: its lines are whole results, but the
 run lacks tests a trend reader would expect. Only the controller writes, once at the end of
 the run and with a single append, so a ``-n 2`` run adds whole lines and two runs sharing the
-file do not interleave within a line. The file is only ever appended to: a line
-that does not parse stops the append (with the line number) and nothing is rewritten.
+file do not interleave within a line. An append is all or nothing: one that fails part-way (a
+full disk) cuts the file back to where it began. The file is otherwise only ever appended to:
+a line that does not parse stops the append (with the line number) and nothing is rewritten,
+but for a last line cut short (an earlier version's append that failed part-way), which is
+skipped with a warning and dropped when the next lines are appended.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -23,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pytest_ragcheck.common.display import shown_id
 from pytest_ragcheck.common.errors import RagcheckError
 
 __all__ = [
@@ -103,11 +108,13 @@ def history_lines(
     return lines
 
 
-def read_history(path: Path) -> list[dict[str, Any]]:
+def read_history(path: Path, warnings: list[str] | None = None) -> list[dict[str, Any]]:
     """Every line of ``path`` (none when it does not exist); a bad line is a HistoryError.
 
-    Only a regular file is read: a FIFO or a device (``/dev/null``, ``/dev/full``) has no
-    history, and reading one to its end would block or never finish.
+    A last line without its newline that is not JSON was cut short by an append that did
+    not finish: it is skipped, and what was skipped is added to ``warnings``. Only a regular
+    file is read: a FIFO or a device (``/dev/null``, ``/dev/full``) has no history, and
+    reading one to its end would block or never finish.
     """
     try:
         if not stat.S_ISREG(path.stat().st_mode):
@@ -118,12 +125,17 @@ def read_history(path: Path) -> list[dict[str, Any]]:
     except OSError as exc:
         raise HistoryError(f"cannot read the history file {path}: {exc.strerror or exc}") from None
     entries: list[dict[str, Any]] = []
-    for number, line in enumerate(raw.split(b"\n"), start=1):
+    lines = raw.split(b"\n")
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             entry = json.loads(line)
         except ValueError as exc:
+            if number == len(lines):  # no newline after it: cut short
+                if warnings is not None:
+                    warnings.append(_cut_warning(path, number, line))
+                continue
             problem = f"is not JSON ({exc})"
         else:
             problem = _problem(entry)
@@ -137,6 +149,15 @@ def read_history(path: Path) -> list[dict[str, Any]]:
     return entries
 
 
+def _cut_warning(path: Path, number: int, line: bytes) -> str:
+    start = shown_id(line.decode("utf-8", "replace"), 40)
+    return (
+        f"history file {path}, line {number} is cut short ({start}, {len(line)} bytes: an "
+        "append that did not finish, e.g. on a full disk): skipped; it is dropped when this "
+        "run's lines are appended"
+    )
+
+
 def _problem(entry: object) -> str:
     if not isinstance(entry, dict):
         return "is not a JSON object"
@@ -148,23 +169,54 @@ def _problem(entry: object) -> str:
 
 
 def append_lines(path: Path, lines: Sequence[Mapping[str, Any]]) -> None:
-    """Append ``lines`` with one write (whole lines; a missing final newline is supplied)."""
+    """Append ``lines`` with one write, all or nothing: whole lines, a missing final newline
+    supplied, a last line cut short dropped first; a write that fails part-way is undone."""
     if not lines:
         return
     text = "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in lines)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            text = "\n" + text
+        start = _whole_lines_end(fd)
+        if start < os.fstat(fd).st_size:
+            os.ftruncate(fd, start)  # the rest of a line an earlier append did not finish
+        elif start and os.pread(fd, 1, start - 1) != b"\n":
+            text = "\n" + text  # a whole last line, written by hand without its newline
         # A text read with surrogateescape (a file name not in UTF-8) keeps its lone surrogate
         # as the JSON escape ``\udcff``: valid UTF-8, and json reads it back as it was.
         data = text.encode("utf-8", "backslashreplace")
-        while data:
-            data = data[os.write(fd, data) :]
+        try:
+            while data:
+                data = data[os.write(fd, data) :]
+        except BaseException:
+            # A full disk took part of it: no half line may stay for the next run to trip on.
+            # (Another run appending meanwhile would lose its lines too; runs end apart.)
+            with contextlib.suppress(OSError):  # a device (/dev/full) cannot be truncated
+                os.ftruncate(fd, start)
+            raise
     finally:
         os.close(fd)
+
+
+def _whole_lines_end(fd: int) -> int:
+    """Where the file's whole lines end: its size, unless its last line (no newline after
+    it) is not JSON, which is then where that line starts."""
+    size = os.fstat(fd).st_size
+    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        return size
+    end = size
+    while end > 0:  # back to the last newline, a block at a time
+        block = os.pread(fd, min(end, 65536), max(0, end - 65536))
+        cut = block.rfind(b"\n")
+        if cut >= 0:
+            end = end - len(block) + cut + 1
+            break
+        end -= len(block)
+    try:
+        json.loads(os.pread(fd, size - end, end))
+    except ValueError:  # cut short, as read_history skips it
+        return end
+    return size
 
 
 def trend(

@@ -32,6 +32,7 @@ __all__ = [
     "baseline_differences",
     "compare_with_baseline",
     "golden_change_note",
+    "golden_shrink_warning",
     "not_comparable_message",
 ]
 
@@ -237,6 +238,32 @@ def golden_change_note(match: CaseMatch) -> str:
     return (
         f"golden set changed since the baseline: {match.summary()}; compared on the "
         f"{len(match.shared)} shared case(s)"
+    )
+
+
+def golden_shrink_warning(diff: Mapping[str, object], nodeid: str, *, updated: bool = False) -> str:
+    """A terminal warning when more than half of the baseline's cases are gone from the run
+    (``diff``: :meth:`CaseMatch.to_dict`), else ``""``: a run compared on 1 of 12 cases
+    passes on almost nothing, and its note alone is easily missed. ``updated``: the run
+    re-recorded the baseline (``--snapshot-update``) with what is left.
+
+    Removed cases never fail a test (the golden set may have been pruned on purpose), so
+    this is a warning, not a failure."""
+    shared, removed, edited = diff.get("shared"), diff.get("removed"), diff.get("edited")
+    if not (isinstance(shared, int) and isinstance(removed, int) and isinstance(edited, int)):
+        return ""
+    stored = shared + removed + edited
+    if removed * 2 <= stored:
+        return ""
+    listed = diff.get("removed_ids")
+    ids = [str(i) for i in listed] if isinstance(listed, list) else []
+    shown = ", ".join(ids) + (", …" if removed > len(ids) else "")
+    lost = f"{nodeid}: the golden set lost {removed} of the baseline's {stored} cases ({shown})"
+    if updated:
+        return f"{lost}; the baseline was re-recorded without them: check that this was meant"
+    return (
+        f"{lost}; compared on {counted(shared, 'shared case')} only. If the cases were removed "
+        f"on purpose, re-record the baseline: `{update_command([nodeid])}`"
     )
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pytest_ragcheck.golden.load import clear_cache, load_golden
+    from pytest_ragcheck.golden.load import clear_cache, load_golden, source_files
     from pytest_ragcheck.golden.model import GoldenCase, GoldenSet, derive_case_id
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "clear_cache",
     "derive_case_id",
     "load_golden",
+    "source_files",
 ]
 
 _LAZY = {
@@ -37,6 +38,7 @@ _LAZY = {
     "derive_case_id": "model",
     "clear_cache": "load",
     "load_golden": "load",
+    "source_files": "load",
 }
 
 

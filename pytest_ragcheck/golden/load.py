@@ -19,7 +19,7 @@ from pytest_ragcheck.golden.build import from_objects
 from pytest_ragcheck.golden.files import display_path, load_json, load_jsonl
 from pytest_ragcheck.golden.model import GoldenSet
 
-__all__ = ["clear_cache", "load_golden"]
+__all__ = ["clear_cache", "load_golden", "source_files"]
 
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
@@ -124,3 +124,22 @@ def load_golden(
         "cases= must be a path (.jsonl, .json or a BEIR folder) or a list of cases/dicts, "
         f"got {type(source).__name__}"
     )
+
+
+def source_files(
+    source: object, *, base_dirs: Sequence[Path] = (), split: str | None = None
+) -> tuple[Path, ...]:
+    """The files (and BEIR folder) a path ``source`` is read from, found as :func:`load_golden`
+    finds them; none for in-memory cases or a source that does not load. The plugin never
+    writes a report over one of them."""
+    if not isinstance(source, str | os.PathLike):
+        return ()
+    try:
+        path = _resolve(source, base_dirs)
+        if path.is_dir():
+            return (path, *beir_files(path, split, str(path)).paths)
+        if path.suffix.lower() == ".tsv":
+            return beir_files_for_qrels(path, str(path)).paths
+    except GoldenSetError:
+        return ()
+    return (path,)

@@ -76,8 +76,10 @@ def label_proposals(golden: GoldenSet, result: Result, settings: Settings) -> li
 def write_proposals(path: Path, records: Iterable[Mapping[str, Any]]) -> tuple[str, str]:
     """Merge the proposals of every record and write them; returns ``(level, message)``.
 
-    The file is written even when nothing is proposed, so it always describes this run. An
-    unwritable path is reported, never raised: the run's outcome stays as it is.
+    Written (to a temporary file renamed into place) only when there is something to
+    propose: a run without judged unlabelled documents leaves whatever is at ``path`` as it
+    is, and says so. An unwritable path is reported, never raised: the run's outcome stays
+    as it is.
     """
     from pytest_ragcheck.report.files import write_file
 
@@ -87,6 +89,13 @@ def write_proposals(path: Path, records: Iterable[Mapping[str, Any]]) -> tuple[s
             key = (line["golden"], line["case_id"], line["doc_id"], str(line["judge_model"]))
             merged.setdefault(key, {}).update(line)  # two tests, two questions: one line
     ordered = sorted(merged.values(), key=lambda x: (x["golden"], x["case_id"], x["rank"]))
+    if not ordered:
+        earlier = f"; the earlier {path} is left as it is" if path.exists() else ""
+        return (
+            "info",
+            "ragcheck label proposals: nothing to propose (no judge metric answered about a "
+            f"retrieved document without a human label), so nothing was written{earlier}",
+        )
     text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in ordered)
     try:
         write_file(path, redact(text))

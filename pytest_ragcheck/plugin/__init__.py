@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_ragcheck.plugin.items import (
+    INPUTS,
     ITEM_COMPARISONS,
     ITEM_RECORDS,
     MARKER,
@@ -92,6 +93,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _read_options(config: pytest.Config) -> RagcheckOptions:
     from pytest_ragcheck.common.errors import ConfigError
     from pytest_ragcheck.plugin.options import parse_options
+    from pytest_ragcheck.plugin.outputs import BASELINE_FOLDERS, Inputs, check_outputs
 
     cli = {s.name: config.getoption(s.dest, default=None) for s in OPTION_SPECS if s.flag}
     for name, value in cli.items():
@@ -104,41 +106,29 @@ def _read_options(config: pytest.Config) -> RagcheckOptions:
         except (ValueError, pytest.UsageError) as exc:  # "invalid truth value" (bool keys)
             raise pytest.UsageError(f"ini {spec.dest}: {exc}") from None
     try:
-        return parse_options(
+        options = parse_options(
             cli=cli, ini=ini, invocation_dir=config.invocation_params.dir, rootdir=config.rootpath
         )
+        dirname = getattr(config.option, "snapshot_dirname", None)  # syrupy's option
+        config.stash[INPUTS] = Inputs(
+            sources=(config.inipath,) if config.inipath else (),
+            cache_dir=options.defaults.judge.cache_dir,
+            baseline_folders=(*BASELINE_FOLDERS, *([str(dirname)] if dirname else [])),
+        )
+        check_outputs(options, config.stash[INPUTS])  # no output over an input
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
-
-
-def _marker_problems(config: pytest.Config, items: list[pytest.Item]) -> list[str]:
-    """One message per distinct problem in the ``@ragcheck`` keywords (or options) of ``items``."""
-    marked = [item for item in items if item.get_closest_marker(MARKER) is not None]
-    if not marked:
-        return []
-    from pytest_ragcheck.common.errors import RagcheckError
-    from pytest_ragcheck.evaluation.keywords import build_settings
-
-    defaults = ragcheck_options(config).defaults
-    where: dict[str, list[str]] = {}
-    for item in marked:
-        try:
-            build_settings(marker_kwargs(item) or {}, defaults=defaults)
-        except RagcheckError as exc:
-            where.setdefault(str(exc), []).append(item.nodeid)
-    return [
-        f"{nodeids[0]}"
-        + (f" (and {len(nodeids) - 1} more test(s))" if nodeids[1:] else "")
-        + f": {message}"
-        for message, nodeids in where.items()
-    ]
+    return options
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Check marker keywords up front: a typo is a usage error, not 40 failing tests."""
+    """Check marker keywords and outputs up front: a typo is a usage error, not 40 failing
+    tests, and a report path that names a golden set is refused before it is overwritten."""
     if is_worker(config):
         return  # checked per collector below: a UsageError would crash an xdist worker
-    problems = _marker_problems(config, items)
+    from pytest_ragcheck.plugin.collection import collection_problems
+
+    problems = collection_problems(config, items)
     if problems:
         raise pytest.UsageError("\n".join(problems))
 
@@ -151,8 +141,10 @@ def pytest_make_collect_report(
     report = yield
     if not is_worker(collector.config) or not report.passed:
         return report
+    from pytest_ragcheck.plugin.collection import collection_problems
+
     items = [node for node in report.result if isinstance(node, pytest.Item)]
-    problems = _marker_problems(collector.config, items)
+    problems = collection_problems(collector.config, items)
     if problems:
         report.outcome = "failed"
         report.longrepr = "\n".join(problems)
@@ -343,12 +335,6 @@ def _write_reports(config: pytest.Config) -> None:
     if todo is None:
         return
     records, options = todo
-    if options.propose_labels is not None:
-        from pytest_ragcheck.judge.proposals import write_proposals
-        from pytest_ragcheck.plugin.reporting import MESSAGES
-
-        message = write_proposals(options.propose_labels, records)
-        config.stash.setdefault(MESSAGES, []).append(message)
     from pytest_ragcheck.plugin.reporting import write_reports
 
     write_reports(config, records, options=options)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_ragcheck.common.display import counted
+from pytest_ragcheck.common.display import counted, printable
 from pytest_ragcheck.common.errors import ConfigError, RagcheckError
 from pytest_ragcheck.evaluation.keywords import build_settings
 from pytest_ragcheck.plugin.items import (
@@ -18,6 +18,7 @@ from pytest_ragcheck.plugin.items import (
     marker_kwargs,
     ragcheck_options,
 )
+from pytest_ragcheck.plugin.outputs import outputs
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -64,7 +65,7 @@ class RagcheckFixture:
 
         # Outside the except block: pytest would otherwise print the message twice, joined
         # by "During handling of the above exception, another exception occurred".
-        pytest.fail(redact(message), pytrace=False)
+        pytest.fail(printable(redact(message)), pytrace=False)
 
     def compare(self, retrievers: Mapping[str, Any], **overrides: Any) -> Comparison:
         """Evaluate named retrievers on the test's golden set and compare them with the first.
@@ -98,7 +99,7 @@ class RagcheckFixture:
             data = redact_data({"nodeid": item.nodeid, **comparison.to_dict()})
             item.stash.setdefault(ITEM_COMPARISONS, []).append(data)
             return comparison
-        pytest.fail(redact(message), pytrace=False)
+        pytest.fail(printable(redact(message)), pytrace=False)
 
     def _golden(
         self, settings: Settings, call: str = "ragcheck(retriever, cases=...)"
@@ -110,9 +111,10 @@ class RagcheckFixture:
             raise ConfigError(
                 f"no golden cases: add @ragcheck(cases='golden.jsonl') to the test or call {call}"
             )
-        item = self._request.node
-        base_dirs = [Path(str(item.path)).parent, Path(self._request.config.rootpath)]
-        return load_golden(settings.cases, base_dirs=base_dirs, split=settings.split)
+        return load_golden(settings.cases, base_dirs=self._base_dirs(), split=settings.split)
+
+    def _base_dirs(self) -> list[Path]:
+        return [Path(str(self._request.node.path)).parent, Path(self._request.config.rootpath)]
 
     def _run(self, retriever: Any, overrides: Mapping[str, Any]) -> Result:
         from pytest_ragcheck.common.redact import redact, redact_data
@@ -161,8 +163,13 @@ class RagcheckFixture:
             record["proposals"] = label_proposals(golden, result, settings)
         record = redact_data(record)  # no API key leaves the process (reports, junit, xdist)
         record["timings"] = {**timings, "record_s": time.perf_counter() - clock}
+        if outputs(options):  # no report is written over a file this test read
+            from pytest_ragcheck.golden import source_files
+
+            found = source_files(settings.cases, base_dirs=self._base_dirs(), split=settings.split)
+            record["inputs"] = [str(path) for path in found]
         item.stash.setdefault(ITEM_RECORDS, []).append(record)
         item.user_properties.extend(junit_properties(record))
         if verdict.failed:
-            pytest.fail(redact(failure_message(verdict, result)), pytrace=False)
+            pytest.fail(printable(redact(failure_message(verdict, result))), pytrace=False)
         return result

@@ -14,8 +14,10 @@ from pytest_ragcheck.common.errors import ConfigError
 
 if TYPE_CHECKING:
     from pytest_ragcheck.plugin.options import RagcheckOptions
+    from pytest_ragcheck.plugin.outputs import Inputs
 
 __all__ = [
+    "INPUTS",
     "ITEM_COMPARISONS",
     "ITEM_RECORDS",
     "MARKER",
@@ -37,6 +39,8 @@ ITEM_COMPARISONS = pytest.StashKey[list[dict[str, Any]]]()
 
 #: The session's options, read and validated once in ``pytest_configure``.
 OPTIONS: pytest.StashKey[RagcheckOptions] = pytest.StashKey()
+#: What the session reads or keeps, as far as known (no output may be written over it).
+INPUTS: pytest.StashKey[Inputs] = pytest.StashKey()
 
 
 #: Set once a test used its fixture (a call, a comparison, or its settings): its marker was

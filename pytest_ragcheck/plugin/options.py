@@ -194,11 +194,14 @@ def _significance(raw: _Raw, default: float | None) -> float | None:
         return default
     if text.lower() in ("off", "none"):
         return None
-    value = raw.number("significance", integer=False, lo=0)
+    try:  # a negative level is refused as 0 is, by the one message below
+        value = raw.number("significance", integer=False, lo=0)
+    except ConfigError:
+        value = None
     if value is None or not 0.0 < value < 1.0:
         raise ConfigError(
-            f"{_SPECS['significance'].label} must be a level between 0 and 1 (e.g. 0.05) or "
-            f"'off', got {raw.value('significance')!r}"
+            f"{_SPECS['significance'].label} must be a level strictly between 0 and 1 "
+            f"(e.g. 0.05) or 'off', got {raw.value('significance')!r}"
         )
     return value
 

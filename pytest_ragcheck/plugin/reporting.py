@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_ragcheck.common.display import shorten
+from pytest_ragcheck.common.display import printable, shorten
+from pytest_ragcheck.plugin.items import INPUTS
 
 if TYPE_CHECKING:
     from pytest_ragcheck.evaluation.pipeline import Progress
@@ -29,7 +30,7 @@ __all__ = [
     "write_reports",
 ]
 
-#: ``(level, text)`` lines printed at the end of the run ("info" or "error").
+#: ``(level, text)`` lines printed at the end of the run ("info", "warning" or "error").
 MESSAGES = pytest.StashKey[list[tuple[str, str]]]()
 #: ``ragcheck.compare(...)`` tables of the session (``Comparison.to_dict()`` plus ``nodeid``).
 COMPARISONS = pytest.StashKey[list[dict[str, Any]]]()
@@ -91,14 +92,30 @@ def terminal_summary(
         terminalreporter.write_sep("=", "ragcheck summary")
         for line in lines:
             for text, markup in line:
-                terminalreporter.write(text, **markup)
+                terminalreporter.write(printable(text), **markup)
             terminalreporter.line("")
-    messages = config.stash.get(MESSAGES, [])
+    messages = [*_shrink_warnings(records), *config.stash.get(MESSAGES, [])]
     if messages and options.no_summary:
         terminalreporter.ensure_newline()
     for level, text in messages:
-        terminalreporter.write_line(text, red=level == "error", bold=level == "error")
+        bad = level == "error"
+        terminalreporter.write_line(printable(text), red=bad, bold=bad, yellow=level == "warning")
     config.stash[MESSAGES] = []
+
+
+def _shrink_warnings(records: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """A yellow line per test whose golden set lost more than half of its baseline's cases
+    (printed whatever the verbosity or ``--ragcheck-no-summary``: the test passed on little)."""
+    from pytest_ragcheck.gate.against_baseline import golden_shrink_warning
+
+    found = []
+    for record in records:
+        baseline = record.get("baseline") or {}
+        diff, updated = baseline.get("case_diff"), baseline.get("status") == "updated"
+        warning = golden_shrink_warning(diff, record["nodeid"], updated=updated) if diff else ""
+        if warning:
+            found.append(("warning", f"ragcheck warning: {warning}"))
+    return found
 
 
 def _say(config: pytest.Config, level: str, text: str) -> None:
@@ -118,8 +135,11 @@ def _record_history(config: pytest.Config, path: Path, document: dict[str, Any])
         trend,
     )
 
+    warnings: list[str] = []
     try:
-        entries = read_history(path)  # a damaged file is reported, never appended to
+        entries = read_history(path, warnings)  # a damaged file is reported, not appended to
+        for warning in warnings:
+            _say(config, "warning", f"ragcheck: {warning}")
         lines = history_lines(document, git=git_info(config.rootpath))
         append_lines(path, lines)
     except HistoryError as exc:
@@ -158,15 +178,29 @@ def write_reports(
             session.exitstatus = pytest.ExitCode.INTERRUPTED
     if config.pluginmanager.get_plugin("terminalreporter") is None:
         for _, text in config.stash.get(MESSAGES, []):
-            print(text, file=sys.stderr)
+            print(printable(text), file=sys.stderr)
         config.stash[MESSAGES] = []
 
 
 def _write_outputs(
     config: pytest.Config, records: list[dict[str, Any]], *, options: RagcheckOptions
 ) -> None:
+    from pytest_ragcheck.plugin.outputs import refuse_outputs
     from pytest_ragcheck.report.files import write_report
 
+    read = [Path(p) for record in records for p in record.get("inputs") or ()]
+    options, refused = refuse_outputs(options, config.stash[INPUTS].adding(golden=read))
+    for message in refused:  # a golden file given only at the call, known now
+        _say(config, "error", f"ragcheck: {message}")
+        session = config.pluginmanager.get_plugin("session")
+        if session is not None and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR  # as the same check before the run
+    if options.propose_labels is not None:
+        from pytest_ragcheck.judge.proposals import write_proposals
+
+        config.stash.setdefault(MESSAGES, []).append(
+            write_proposals(options.propose_labels, records)
+        )
     paths = options.report_paths
     compared = bool(config.stash.get(COMPARISONS, []))
     document = _document(config, records) if paths or records or compared else None

@@ -25,8 +25,7 @@ def _baselines(folder: Path) -> dict[str, bytes]:
     return {
         str(path.relative_to(folder)): path.read_bytes()
         for path in sorted(folder.rglob("*.json"))
-        if any(part in STORES for part in path.relative_to(folder).parts)
-        and GROWN not in path.name
+        if any(part in STORES for part in path.relative_to(folder).parts) and GROWN not in path.name
     }
 
 

@@ -168,7 +168,7 @@ def test_the_html_report_draws_each_metric_trend_with_the_baseline(
 def test_a_damaged_history_file_is_reported_and_left_as_it_is(suite: Suite) -> None:
     suite.make(SOURCE)
     suite.update_baselines()
-    damaged = b'{"test": "t", "metrics": {}}\n{"test": "t", "metr'  # an interrupted write
+    damaged = b'{"test": "t", "metrics": {}}\n{"test": "t", "metr\n{"test": "t", "metrics": {}}\n'
     path = suite.write("h.jsonl", "")
     path.write_bytes(damaged)
     result = suite.run("--ragcheck-history=h.jsonl", "--ragcheck-report=r.html")
@@ -178,6 +178,29 @@ def test_a_damaged_history_file_is_reported_and_left_as_it_is(suite: Suite) -> N
     assert "the file was left as it is and this run was not added" in text
     assert path.read_bytes() == damaged
     assert (suite.path / "r.html").exists()
+
+
+def test_a_last_line_cut_short_by_a_full_disk_does_not_stop_later_runs(suite: Suite) -> None:
+    """What an append that failed part-way left (before appends were all or nothing): the
+    next run says so, skips it, and appends its own lines in its place."""
+    suite.make(SOURCE)
+    suite.update_baselines()
+    whole = b'{"test": "t", "metrics": {}}\n'
+    path = suite.write("h.jsonl", "")
+    path.write_bytes(whole + b'{"test": "t", "metr')
+    result = suite.run("--ragcheck-history=h.jsonl", "--ragcheck-report=r.json")
+    result.assert_outcomes(passed=2)
+    text = Suite.text(result)
+    assert f"ragcheck: history file {path}, line 2 is cut short" in text
+    assert "skipped; it is dropped when this run's lines are appended" in text
+    assert "ragcheck history: 3 line(s) appended" in text
+    data = path.read_bytes()
+    assert data.startswith(whole)
+    assert [json.loads(x)["call"] for x in data[len(whole) :].splitlines()] == [0, 0, 1]
+    assert suite.read_json("r.json")["history"]["lines"] == 4
+    again = suite.run("--ragcheck-history=h.jsonl")
+    again.assert_outcomes(passed=2)
+    assert "cut short" not in Suite.text(again)
 
 
 def test_a_history_path_that_is_a_folder_is_a_usage_error(suite: Suite) -> None:

@@ -101,7 +101,16 @@ def test_unknown_metric_and_keyword(suite, run_mode):
         pytest.param("timeout=0", ["timeout must be > 0 seconds"], id="timeout-zero"),
         pytest.param("concurrency=0", ["concurrency must be an integer >= 1"], id="concurrency"),
         pytest.param("tolerance=-1", ["tolerance must be >= 0"], id="tolerance"),
-        pytest.param("significance=5", ["significance must be <= 1"], id="significance"),
+        pytest.param(
+            "timeout=-1",
+            ["timeout must be > 0 seconds (or None for no timeout), got -1"],
+            id="timeout-negative",
+        ),
+        pytest.param(
+            "significance=5",
+            ["significance must be a level strictly between 0 and 1 (e.g. 0.05) or None, got 5"],
+            id="significance",
+        ),
         pytest.param("baseline='yes'", ["baseline must be True or False"], id="baseline"),
     ],
 )

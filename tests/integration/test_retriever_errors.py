@@ -136,3 +136,34 @@ def test_hanging_case_scored_zero_with_on_error_zero(suite):
     text = suite.text(result)
     assert "MRR 0.75 STATUSES ['ok', 'error', 'ok', 'ok']" in text
     assert "'timed out after 0.3 s'" in text
+
+
+ESCAPES_SOURCE = """
+from pytest_ragcheck import ragcheck
+def retriever(query):
+    if query == "what is beta":
+        raise RuntimeError("backend down \\x1b[31mRED\\x1b[0m\\x07 \\x9b2J")
+    return {"what is alpha": ["a"], "gamma and delta": ["c", "d"]}.get(query, ["e"])
+
+@ragcheck("g\\x1b[2Jold.jsonl", k=2, baseline=False)
+def test_raw(ragcheck):
+    ragcheck(retriever)
+
+@ragcheck("g\\x1b[2Jold.jsonl", k=2, baseline=False, on_error="zero", min_mrr=0.99)
+def test_zero(ragcheck):
+    ragcheck(retriever)
+"""
+
+
+def test_control_characters_reach_the_terminal_escaped(suite):
+    """A retriever's error message and a golden file name with terminal escape sequences
+    (a colour, a screen clear, a bell, a C1 CSI) are printed as ``\\x1b``, never raw."""
+    suite.golden(name="g\x1b[2Jold.jsonl")
+    suite.test(ESCAPES_SOURCE)
+    result = suite.run("-rA")
+    result.assert_outcomes(failed=2)
+    text = suite.text(result)
+    for raw in ("\x1b", "\x07", "\x9b"):
+        assert raw not in text
+    assert "RuntimeError: backend down \\x1b[31mRED\\x1b[0m\\x07 \\x9b2J" in text
+    assert "BELOW FLOOR    test_rag.py::test_zero  g\\x1b[2Jold.jsonl (4 cases, k=2)" in text

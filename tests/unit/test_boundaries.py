@@ -36,8 +36,21 @@ def test_concurrency_is_auto_by_default_and_a_number_wins() -> None:
             {"timeout": 10**10},
             f"timeout must be at most {MAX_TIMEOUT:.0f} seconds, got 10000000000; use None for no timeout",
         ),
-        ({"timeout": 0}, "timeout must be > 0 seconds (or None for no timeout)"),
-        ({"judge_timeout": 1e300}, f"judge_timeout must be <= {MAX_TIMEOUT:g}, got 1e+300"),
+        ({"timeout": 0}, "timeout must be > 0 seconds (or None for no timeout), got 0"),
+        # the bound as accepted: "<= 9.22337e+09" would refuse 9223372036 on paper
+        ({"judge_timeout": 1e300}, f"judge_timeout must be <= {MAX_TIMEOUT:.0f}, got 1e+300"),
+        ({"judge_timeout": 0}, "judge_timeout must be >= 0.001, got 0"),
+        # 0 is refused as well: "must be >= 0" would say it is not
+        ({"timeout": -1}, "timeout must be > 0 seconds (or None for no timeout), got -1"),
+        ({"timeout": -0.5}, "timeout must be > 0 seconds (or None for no timeout), got -0.5"),
+        *(
+            (
+                {"significance": level},
+                "significance must be a level strictly between 0 and 1 (e.g. 0.05) or None, "
+                f"got {level!r}",
+            )
+            for level in (0, -0.5, 1, 1.0, 5)
+        ),
         ({"tolerance": 10**400}, "tolerance must be a finite number, got an integer too large"),
     ],
 )
@@ -72,4 +85,18 @@ def test_an_integer_id_too_long_in_memory() -> None:
         load_golden([{"id": 10**5000, "query": "a", "expected_ids": ["d1"]}], base_dirs=[])
     assert "field 'id': an integer id of about 5,001 digits is longer than Python converts" in str(
         info.value
+    )
+
+
+@pytest.mark.parametrize("level", ["-0.5", "0", "1", "abc"])
+def test_a_significance_option_out_of_range_says_what_is_accepted(level: str, tmp_path) -> None:
+    from pytest_ragcheck.plugin.options import parse_options
+
+    with pytest.raises(ConfigError) as info:
+        parse_options(
+            cli={"significance": level}, ini={}, invocation_dir=tmp_path, rootdir=tmp_path
+        )
+    assert str(info.value) == (
+        "--ragcheck-significance / ragcheck_significance must be a level strictly between "
+        f"0 and 1 (e.g. 0.05) or 'off', got {level!r}"
     )

@@ -152,3 +152,46 @@ def test_a_grown_set_hashes_its_old_cases_as_the_old_set() -> None:
     assert grown.content_hash != old.content_hash
     assert grown.subset_hash({"q1", "q2"}) == old.content_hash
     assert grown.case_hashes["q1"] == old.case_hashes["q1"]
+
+
+def _diff(shared: int, removed: int, edited: int = 0) -> dict[str, object]:
+    ids = [f"q{i}" for i in range(1, removed + 1)]
+    match = CaseMatch(
+        shared=tuple(f"s{i}" for i in range(shared)),
+        removed=tuple(ids),
+        edited=tuple(f"e{i}" for i in range(edited)),
+    )
+    return match.to_dict()
+
+
+@pytest.mark.parametrize(
+    ("shared", "removed", "edited", "warned"),
+    [
+        (1, 11, 0, True),  # 12 cases -> 1
+        (6, 6, 0, False),  # exactly half: a golden set cut in two on purpose reads as such
+        (5, 6, 1, False),  # 6 of 12 removed, one edited: half, not more
+        (4, 7, 1, True),
+        (0, 3, 0, True),
+        (10, 0, 9, False),  # edited cases are still there
+    ],
+)
+def test_a_golden_set_shrunk_by_more_than_half_is_warned_about(shared, removed, edited, warned):
+    from pytest_ragcheck.gate.against_baseline import golden_shrink_warning
+
+    warning = golden_shrink_warning(_diff(shared, removed, edited), "t.py::test_x")
+    assert bool(warning) is warned
+
+
+def test_the_shrink_warning_says_what_was_lost_and_how_to_accept_it():
+    from pytest_ragcheck.gate.against_baseline import golden_shrink_warning
+
+    assert golden_shrink_warning(_diff(1, 11), "t.py::test_x") == (
+        "t.py::test_x: the golden set lost 11 of the baseline's 12 cases (q1, q2, q3, q4, q5, "
+        "…); compared on 1 shared case only. If the cases were removed on purpose, re-record "
+        'the baseline: `pytest "t.py::test_x" --snapshot-update`'
+    )
+    assert golden_shrink_warning(_diff(1, 2), "t.py::test_x", updated=True) == (
+        "t.py::test_x: the golden set lost 2 of the baseline's 3 cases (q1, q2); the baseline "
+        "was re-recorded without them: check that this was meant"
+    )
+    assert golden_shrink_warning({"shared": "1", "removed": 9, "edited": 0}, "t") == ""

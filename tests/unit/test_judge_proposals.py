@@ -106,15 +106,31 @@ def test_lines_of_several_tests_merge_and_sort(tmp_path: Path, monkeypatch: pyte
     assert [(x["case_id"], x["doc_id"]) for x in lines] == [("q1", "e"), ("q2", "d")]
     assert (lines[1]["verdict"], lines[1]["grade"]) == ("yes", 2)
     assert lines[0]["reason"] == f"echo {MARKER}"
-    # a run that proposes nothing still rewrites the file: it always describes the last run
-    assert write_proposals(path, [])[0] == "info"
-    assert path.read_text(encoding="utf-8") == ""
+    # a run that proposes nothing leaves the file as it is, and says so
+    before = path.read_bytes()
+    level, message = write_proposals(path, [{"nodeid": "no proposals"}])
+    assert level == "info"
+    assert message == (
+        "ragcheck label proposals: nothing to propose (no judge metric answered about a "
+        "retrieved document without a human label), so nothing was written; the earlier "
+        f"{path} is left as it is"
+    )
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in path.parent.iterdir()) == ["p.jsonl"]  # no temporary file
+
+
+def test_nothing_to_propose_creates_no_file(tmp_path: Path):
+    path = tmp_path / "p.jsonl"
+    level, message = write_proposals(path, [])
+    assert (level, message.endswith("so nothing was written")) == ("info", True)
+    assert not path.exists()
 
 
 def test_a_write_failure_is_a_message_not_an_exception(tmp_path: Path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    level, message = write_proposals(blocker / "p.jsonl", [])
+    line = {"golden": "g", "case_id": "q", "doc_id": "d", "rank": 1, "judge_model": "m"}
+    level, message = write_proposals(blocker / "p.jsonl", [{"proposals": [line]}])
     assert level == "error"
     assert message.startswith(f"ragcheck: could not write the label proposals {blocker}")
 
