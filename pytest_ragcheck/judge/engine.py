@@ -106,13 +106,18 @@ def compute_judge_metrics(
         if not settings.model:  # pragma: no cover - caught above
             raise ConfigError(_no_model_message())
         save = None if cache is None else partial(_save, cache=cache, settings=settings, run=run)
-        run.calls, run.retries = _judge(misses, settings, options, save=save, progress=progress)
+        run.calls, run.retries, failures = _judge(
+            misses, settings, options, save=save, progress=progress
+        )
+        run.call_failures.update(failures)
 
     run.missing = sum(1 for job in jobs if job.answer is None)
     run.budget_missing = sum(1 for job in jobs if job.error_kind == "budget")
     answered = [plan for case_plans in plans.values() for plan in case_plans if plan.answer]
     embeddings = fetch_embeddings(texts_to_embed(answered, settings), settings, spent=run.calls)
     run.calls += embeddings.calls
+    for label, count in embeddings.failures.items():
+        run.call_failures[label] = run.call_failures.get(label, 0) + count
     run.warnings.extend(embeddings.warnings)
     scorer = Scorer(
         run,
@@ -180,11 +185,12 @@ def _judge(
     *,
     save: Callable[[Job, dict[str, Any]], None] | None,
     progress: _Progress,
-) -> tuple[int, int]:
-    """Ask the judge for every missing verdict, concurrently; return (calls, retries)."""
+) -> tuple[int, int, dict[str, int]]:
+    """Ask the judge for every missing verdict, concurrently; return (calls, retries, failed
+    calls by kind)."""
     litellm = judge_client.import_litellm()
 
-    async def judge_all() -> tuple[int, int]:
+    async def judge_all() -> tuple[int, int, dict[str, int]]:
         client = JudgeClient(
             model=settings.model or "",
             api_base=settings.api_base,
@@ -210,7 +216,7 @@ def _judge(
                 progress.add()
 
             await asyncio.gather(*(one(job) for job in misses))
-        return client.calls, client.retries
+        return client.calls, client.retries, client.failures.counts
 
     with quiet_litellm():  # once around the whole run: catch_warnings is process-wide
         return run_blocking(judge_all)
