@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -23,6 +25,7 @@ KEY = cache_key(
     sampling={"temperature": 0.0},
 )
 ANSWER = {"verdict": "yes", "reason": "it defines alpha"}
+T = TypeVar("T")
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
 
 
@@ -68,22 +71,28 @@ def test_a_deep_embedding_entry_is_fetched_again(tmp_path: Path) -> None:
     assert cache.get_embedding(key) is None
 
 
+def _unblocked(fifo: Path, read: Callable[[], T]) -> T:
+    """``read()``, which must return at once although ``fifo`` has no writer; a blocked read
+    is released (a writer opens and closes the FIFO) and the test fails."""
+    results: list[T] = []
+    reader = threading.Thread(target=lambda: results.append(read()), daemon=True)
+    reader.start()
+    reader.join(timeout=5)
+    if reader.is_alive():
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(timeout=5)
+        pytest.fail(f"reading the FIFO {fifo} blocked")
+    return results[0]
+
+
 @needs_fifo
 def test_a_fifo_entry_is_never_opened_for_reading(tmp_path: Path) -> None:
     cache = VerdictCache(tmp_path)
     path = _entry(cache)
     os.mkfifo(path)
-    reads: list[object] = []
-    reader = threading.Thread(target=lambda: reads.append(cache.get(RELEVANCE, KEY)), daemon=True)
-    reader.start()
-    reader.join(timeout=5)
-    if reader.is_alive():  # blocked in open(): let it go before failing
-        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
-        reader.join(timeout=5)
-        pytest.fail("reading a FIFO cache entry blocked")
-    (read,) = reads
-    assert read.answer is None  # type: ignore[attr-defined]
-    assert read.problem == (  # type: ignore[attr-defined]
+    read = _unblocked(path, lambda: cache.get(RELEVANCE, KEY))
+    assert read.answer is None
+    assert read.problem == (
         f"cannot read cache entry {path}: it is a FIFO, not a regular file; judging it again"
     )
     assert _put(cache) is None  # the fresh verdict replaces the FIFO with a regular file
@@ -98,7 +107,7 @@ def test_a_fifo_embedding_entry_is_fetched_again(tmp_path: Path) -> None:
     path = tmp_path / "embedding" / key[:2] / f"{key}.json"
     path.parent.mkdir(parents=True)
     os.mkfifo(path)
-    assert cache.get_embedding(key) is None
+    assert _unblocked(path, lambda: cache.get_embedding(key)) is None
 
 
 def test_a_folder_in_place_of_an_entry_is_reported(tmp_path: Path) -> None:

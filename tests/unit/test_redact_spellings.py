@@ -1,56 +1,29 @@
 """A key in any spelling: base64 / base64url in every alignment, hex, fragments; no false alarm.
 
 The checks read the masked text back independently of how :mod:`pytest_ragcheck.masking`
-finds spellings: every base64 run is decoded from each of its four starting characters and
-every hex run from both, and the decoded bytes must not hold the key.
+finds spellings (``tests/leaks.py``): every base64 run is decoded from each of its four
+starting characters and every hex run from both, and the decoded bytes must not hold the key.
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 import random
-import re
 import string
 import time
 
 import pytest
+from leaks import leaks as leaks_key
 
 from pytest_ragcheck import masking
 from pytest_ragcheck.redact import MARKER, Redactor
 
 KEY = "sk-proj-Qm4xT9qLm2Vb7KdR0pZ8wYc3NfUe6HsJ"
 BEARER = f"Bearer {KEY}"
-_B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{4,}")
-_HEX_RUN = re.compile(r"[0-9A-Fa-f]{12,}")
-
-
-def decoded_pieces(text: str) -> list[bytes]:
-    """Everything any base64 (either alphabet) or hex run of ``text`` decodes to, from every
-    start (a reference decoder: it knows nothing of alignments or cores)."""
-    pieces = []
-    for run in _B64_RUN.findall(text):
-        run = run.replace("-", "+").replace("_", "/")
-        for start in range(4):
-            body = run[start:]
-            body = body[: len(body) // 4 * 4]
-            if body:
-                pieces.append(base64.b64decode(body))
-    for run in _HEX_RUN.findall(text):
-        for start in range(2):
-            body = run[start:]
-            pieces.append(binascii.unhexlify(body[: len(body) // 2 * 2]))
-    return pieces
 
 
 def leaks(text: str, key: str = KEY) -> bool:
-    """The key, or 8 of its characters in a row, readable in ``text`` or in a decoding of it."""
-    raw = key.encode()
-    windows = {raw[i : i + 8] for i in range(len(raw) - 7)}
-    return any(
-        any(w in piece for w in windows)
-        for piece in [text.encode("utf-8", "surrogatepass"), *decoded_pieces(text)]
-    )
+    return leaks_key(text, key)
 
 
 def _encode(value: bytes, alphabet: str, padded: bool) -> str:
@@ -214,9 +187,10 @@ def test_report_sized_texts_are_searched_fast():
     redact = Redactor(keys)
     text = '{"id": "q1", "text": "what is alpha [g=2]", "score": 0.8333}, ' * 140_000
     redact(text[:1000])  # the lookup table is built once per set of secrets
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: other processes on the machine do not count
     assert redact(text) is text
-    assert time.perf_counter() - started < 1.5  # about 0.1 s on a laptop
+    spent = time.process_time() - started
+    assert spent < 1.0, spent  # about 0.1 s on a laptop
 
 
 def test_nested_data_is_masked_through_its_json_text():
