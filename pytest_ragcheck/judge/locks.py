@@ -8,8 +8,10 @@ calls the judge, writes the entry and removes the lock. A run that finds the loc
 for it to go and reads the entry; when the holder got no verdict (its budget ran out, the
 endpoint failed), the waiter tries itself.
 
-A holder touches its locks every :data:`BEAT` seconds; a lock untouched for :data:`STALE`
-seconds was left by a process that died (killed, power cut) and is removed. Breaking a stale
+A lock names its holder (host and process id): on the same host (POSIX), the lock of a
+process that is gone (killed) is removed at once. Otherwise a holder touches its locks every
+:data:`BEAT` seconds, and a lock untouched for :data:`STALE` seconds was left by a process
+that died (on another machine sharing the folder, a power cut) and is removed. Breaking a stale
 lock is not atomic: two waiters that both see it stale may both call once for that key (a
 verdict paid twice, never a damaged entry: entries are written atomically). Stdlib only and
 the same on every OS (no ``fcntl`` / ``msvcrt``). A folder where no lock can be created (read
@@ -22,6 +24,7 @@ import asyncio
 import contextlib
 import os
 import secrets
+import socket
 import time
 
 __all__ = ["BEAT", "STALE", "KeyLocks", "lock_name"]
@@ -32,6 +35,27 @@ BEAT = 5.0
 STALE = 30.0
 #: Longest wait between two looks at a lock another process holds.
 _MAX_POLL = 0.5
+
+
+_HOST = socket.gethostname().replace(" ", "_")
+
+
+def _holder_gone(name: str) -> bool:
+    """Whether the lock ``name`` was created on this host by a process that no longer runs
+    (POSIX only: on Windows ``os.kill`` would end the process)."""
+    if os.name != "posix":
+        return False
+    try:
+        with open(name, encoding="ascii") as fh:
+            host, pid, _ = fh.read().split(" ")
+        if host != _HOST:
+            return False
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, ValueError):  # unreadable, half written, another user's process
+        return False
+    return False
 
 
 def lock_name(entry: str) -> str:
@@ -52,7 +76,7 @@ class KeyLocks:
     def acquire(self, entry: str) -> bool:
         """Take the lock of ``entry``; ``False`` when another process holds it."""
         name = lock_name(entry)
-        token = f"{os.getpid()} {secrets.token_hex(8)}"
+        token = f"{_HOST} {os.getpid()} {secrets.token_hex(8)}"
         for _ in range(2):  # a second try after removing a stale lock
             try:
                 os.makedirs(os.path.dirname(name), exist_ok=True)
@@ -102,11 +126,11 @@ class KeyLocks:
             delay = min(delay * 2, _MAX_POLL)
 
     def _break_if_stale(self, name: str) -> bool:
-        """Remove ``name`` if no process has touched it for :attr:`stale` seconds; ``True``
-        when it is gone."""
+        """Remove ``name`` if its process is gone or no process has touched it for
+        :attr:`stale` seconds; ``True`` when it is gone."""
         try:
             age = time.time() - os.stat(name).st_mtime
-            if age < self.stale:
+            if age < self.stale and not _holder_gone(name):
                 return False
             os.unlink(name)
         except FileNotFoundError:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -40,6 +43,20 @@ def test_a_stale_lock_of_a_dead_process_is_broken(tmp_path: Path) -> None:
     locks = KeyLocks()
     assert locks.acquire(entry)
     assert Path(lock_name(entry)).read_text() != "4242 gone"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process ids are checked on POSIX only")
+def test_the_lock_of_a_killed_process_on_this_host_is_broken_at_once(tmp_path: Path) -> None:
+    entry = str(tmp_path / "abcd.json")
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], check=True,
+                           capture_output=True, text=True)  # fmt: skip
+    dead = int(child.stdout)
+    Path(lock_name(entry)).write_text(f"{socket.gethostname()} {dead} 0123")
+    assert KeyLocks().acquire(entry)
+    Path(lock_name(entry)).write_text(f"{socket.gethostname()} {os.getpid()} 0123")
+    assert not KeyLocks().acquire(entry)  # a live process: its lock stands
+    Path(lock_name(entry)).write_text(f"elsewhere {dead} 0123")
+    assert not KeyLocks().acquire(entry)  # another machine: only staleness tells
 
 
 def test_a_holder_keeps_its_lock_fresh_and_removes_only_its_own(tmp_path: Path) -> None:
