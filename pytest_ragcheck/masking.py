@@ -5,8 +5,10 @@ secret is looked for as written, URL-quoted, JSON-escaped, base64 / base64url en
 of the three alignments a value can have inside a longer encoded text, padded or not) and
 hex encoded (lower or upper case), and so is the ``Authorization`` header value that carries
 it (``Bearer <secret>``). A secret that looks like a key (see :func:`fragment_source`) is also
-found by any run of :data:`MIN_FRAGMENT` or more of its characters, and any secret by a start
-of :data:`MIN_PREFIX` or more characters cut off by an ellipsis (what shortening a message
+found by any run of :data:`MIN_FRAGMENT` or more of its characters that reads like key
+material (a digit in it, or upper- and lower-case letters: ``sk-proj-`` or ``insecure`` of
+``django-insecure-…`` are words, not secrets), and any secret by a start of
+:data:`MIN_PREFIX` or more characters cut off by an ellipsis (what shortening a message
 leaves).
 
 Every one of those spellings starts with one of a fixed set of :data:`WINDOW`-byte strings
@@ -52,6 +54,7 @@ MIN_PREFIX = 6
 _KEY_LIKE = re.compile(r"(?![/~.])[A-Za-z0-9._~+/=:-]+")
 _ELLIPSES = ("…".encode(), b"...")  # what shortening a text appends (display.shorten, clip)
 _URLSAFE = str.maketrans("+/", "-_")
+_DIGIT, _UPPER, _LOWER = re.compile(rb"[0-9]"), re.compile(rb"[A-Z]"), re.compile(rb"[a-z]")
 #: Texts at least this long (in bytes) are searched with numpy.
 _NUMPY_FROM = 512
 #: Windows looked up at a time with numpy (bounds the temporary arrays to a few MB each).
@@ -201,7 +204,7 @@ class Finder:
                 continue
             for key, offset in self.fragments.get(window, ()):
                 start, end = _fragment(raw, at, key, offset)
-                if end - start >= MIN_FRAGMENT:
+                if end - start >= MIN_FRAGMENT and _key_material(raw[start:end]):
                     covered = max(covered, end)
                     yield start, end
 
@@ -238,6 +241,11 @@ def _fragment(raw: bytes, at: int, key: bytes, offset: int) -> tuple[int, int]:
     ):
         right += 1
     return at - left, at + right
+
+
+def _key_material(piece: bytes) -> bool:
+    """A digit, or letters of both cases: not a word or a well-known prefix."""
+    return bool(_DIGIT.search(piece) or (_UPPER.search(piece) and _LOWER.search(piece)))
 
 
 def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:

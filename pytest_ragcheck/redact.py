@@ -24,9 +24,10 @@ A secret is masked in every spelling an endpoint or a shortened message may give
 alignment, padded or not) and hex encoded, the same encodings of ``Bearer <secret>`` (the
 ``Authorization`` value), a start of it cut off by an ellipsis (``sk-abc…``), and for a value
 that looks like a key (at least 16 characters, no white space, not a path or a URL) any run of
-8 or more of its characters (``…key ending in 3xT9qLm2Vb7K``). The rule keeps short values
-(a password, ``production``) and paths (a ``*_CREDENTIALS`` file name) from masking pieces of
-ordinary words and paths everywhere.
+8 or more of its characters with a digit or letters of both cases (``…key ending in
+3xT9qLm2Vb7K``). The rule keeps short values (a password, ``production``), paths (a
+``*_CREDENTIALS`` file name) and the words inside keys (``sk-proj-``, ``insecure``) from
+masking pieces of ordinary text everywhere.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit, urlunsplit
 from pytest_ragcheck.judge import journal
 from pytest_ragcheck.judge.prompts import Prompt
 from pytest_ragcheck.judge.schemas import MalformedAnswer, capped_reason, validate_answer
-from pytest_ragcheck.redact import redact
+from pytest_ragcheck.redact import redact_data
 
 __all__ = [
     "CacheRead",
@@ -218,7 +218,10 @@ class VerdictCache:
         """Write ``entry`` to ``folder/<ab>/<key>.json`` atomically and note it in the journal."""
         name = f"{folder}/{key[:2]}/{key}.json"
         path = self.root / name
-        text = redact(json.dumps(entry, indent=2, ensure_ascii=False)) + "\n"  # no API key
+        # no API key in any text; the key field is our own hash, never masked (a piece of a
+        # hex secret that happened to show in it would make the entry unreadable)
+        safe = {**redact_data(dict(entry)), "key": key}
+        text = json.dumps(safe, indent=2, ensure_ascii=False) + "\n"
         tmp_name: str | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -138,3 +138,15 @@ def test_an_old_entry_with_a_long_reason_reads_cut(tmp_path: Path) -> None:
     assert answer is not None
     assert len(answer["reason"]) == TEXT_LIMIT
     assert answer["reason"].endswith("…")
+
+
+def test_a_hex_secret_sharing_digits_with_the_key_leaves_the_entry_readable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The entry's own hash is never masked, even where a piece of a hex token shows in it."""
+    monkeypatch.setenv("DEPLOY_TOKEN", KEY[10:30] + "00ff00ff00ff")
+    cache = VerdictCache(tmp_path)
+    assert _put(cache, {"verdict": "yes", "reason": f"echo {KEY[10:30]}"}) is None
+    read = cache.get(RELEVANCE, KEY)
+    assert read.problem is None
+    assert read.answer == {"verdict": "yes", "reason": "echo [redacted]"}

@@ -61,10 +61,11 @@ def test_hex_of_the_key_is_masked_in_both_cases(value, case):
     ("piece", "masked"),
     [
         (KEY[-12:], True),  # "key ending in ..." of a gateway
-        (KEY[:8], True),
+        (KEY[:12], True),
         (KEY[10:18], True),
         (KEY[5:], True),
-        (KEY[3:10], False),  # 7 characters: too short to mean anything
+        (KEY[8:15], False),  # 7 characters: too short to mean anything
+        (KEY[:8], False),  # "sk-proj-": a provider's prefix, no key material
     ],
 )
 def test_fragments_of_eight_or_more_characters_are_masked(piece, masked):
@@ -95,6 +96,14 @@ def test_short_values_paths_and_prose_mask_only_whole(secret):
     text = f"{secret[:9]} {secret[-9:]} /home/runner/work/_temp/report.json"
     assert redact(text) == text
     assert redact(f"value {secret}.") == f"value {MARKER}."
+
+
+def test_words_inside_a_key_are_not_key_material():
+    secret = "django-insecure-8f#k2lq9x0vz7m4w3n5b6c1d"[:16] + "Xy7pQ2rS9tU4vW1z"
+    redact = Redactor([secret])
+    text = "an insecure default; see the django-insecure docs"
+    assert redact(text) == text
+    assert redact(f"leaked {secret[4:20]}") == f"leaked {MARKER}"
 
 
 def test_keys_issued_by_providers_are_fragment_sources():
