@@ -39,6 +39,7 @@ prove that an API key is sent but never written to disk).
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import socket
@@ -54,6 +55,7 @@ from typing import Any
 
 __all__ = [
     "FAULTS",
+    "SPELLINGS",
     "JudgeServer",
     "RecordedRequest",
     "embed_text",
@@ -61,6 +63,7 @@ __all__ = [
     "grade_of",
     "presented_key",
     "running_judge_server",
+    "spelt_key",
 ]
 
 #: Fault kinds :meth:`JudgeServer.inject` accepts.
@@ -74,9 +77,17 @@ FAULTS = (
     "wrong_shape",  # valid JSON of the wrong shape
     "wrong_length",  # a claims list of the wrong length (empty)
     "answer",  # a fixed answer ``content`` (a dict, sent as JSON)
-    "echo_key",  # an error (``status``, default 401) whose message repeats the presented key
+    "echo_key",  # an error (``status``, default 401) whose message repeats the presented key,
+    # spelt as ``spelling`` says (see :func:`spelt_key`)
     "fabricate",  # faithfulness: every claim "supported", quoting the claim itself
+    "trickle",  # the normal answer one byte every ``interval`` s, for at most ``seconds`` s
+    # (then the connection is closed): an endpoint that never stops sending
+    "html",  # a 200 whose body is an HTML page (a proxy's error page)
+    "truncated",  # a 200 whose JSON body is cut short
 )
+
+#: What the ``echo_key`` fault can say about the presented key ``Bearer <key>``.
+SPELLINGS = ("plain", "base64", "base64url", "hex", "tail")
 
 _GRADE_RE = re.compile(r"\[g=(\d)\]")
 _FLIP, _WOBBLE, _ECHO = "[flip]", "[wobble]", "[echo]"
@@ -148,6 +159,24 @@ def _answer_kinds(kind: str, user_text: str, fabricate: bool) -> dict[str, Any] 
             ]
         }
     return None
+
+
+def spelt_key(authorization: str, spelling: str) -> str:
+    """An error message holding the ``Authorization`` value ``Bearer <key>`` (or its key) as
+    a gateway might spell it."""
+    key = authorization.removeprefix("Bearer ").strip()
+    raw = authorization.encode()
+    if spelling == "plain":
+        return f"Incorrect API key provided: {key}. You can find your key at..."
+    if spelling == "base64":
+        return "bad auth " + base64.b64encode(raw).decode()
+    if spelling == "base64url":
+        return "bad auth " + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    if spelling == "hex":
+        return f"bad auth header (hex) {raw.hex()}"
+    if spelling == "tail":
+        return f"invalid key ending in {key[-12:]}"
+    raise ValueError(f"unknown spelling {spelling!r}; known: {', '.join(SPELLINGS)}")
 
 
 def presented_key(headers: dict[str, str]) -> str:
@@ -282,9 +311,13 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(int(kind), {"error": {"message": f"injected {kind}"}})
                 return
             if kind == "echo_key":
-                key = presented_key({k.lower(): v for k, v in self.headers.items()})
-                message = f"Incorrect API key provided: {key}. You can find your key at..."
+                auth = self.headers.get("Authorization", "")
+                message = spelt_key(auth, str(fault.params.get("spelling", "plain")))
                 self._send(int(fault.params.get("status", 401)), {"error": {"message": message}})
+                return
+            if kind == "html":
+                page = b"<html><body><h1>502 Bad Gateway</h1></body></html>"
+                self._send_raw(200, page, content_type="text/html")
                 return
             if kind == "sleep":
                 time.sleep(float(fault.params.get("seconds", 1.0)))
@@ -293,7 +326,34 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError as exc:
             self._send(400, {"error": {"message": str(exc)}})
             return
+        if fault is not None and fault.kind == "truncated":
+            data = json.dumps(_completion(body, content)).encode()
+            self._send_raw(200, data[: len(data) // 2])
+            return
+        if fault is not None and fault.kind == "trickle":
+            self._trickle(json.dumps(_completion(body, content)).encode(), fault)
+            return
         self._send(200, _completion(body, content))
+
+    def _trickle(self, data: bytes, fault: _Fault) -> None:
+        """Send the headers, then ``data`` a byte at a time; give up after ``seconds``."""
+        interval = float(fault.params.get("interval", 0.5))
+        deadline = time.monotonic() + float(fault.params.get("seconds", 5.0))
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.flush()
+            for byte in data:
+                if time.monotonic() >= deadline:
+                    break
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(interval)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up: what a whole-request timeout does
+        self.close_connection = True
 
     def _embeddings(self, body: dict[str, Any], fault: _Fault | None) -> None:
         if fault is not None and fault.kind in ("429", "500", "503", "401"):
@@ -342,10 +402,19 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(
         self, status: int, payload: dict[str, Any], *, headers: dict[str, str] | None = None
     ) -> None:
-        data = json.dumps(payload).encode()
+        self._send_raw(status, json.dumps(payload).encode(), headers=headers)
+
+    def _send_raw(
+        self,
+        status: int,
+        data: bytes,
+        *,
+        content_type: str = "application/json",
+        headers: dict[str, str] | None = None,
+    ) -> None:
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             for key, value in (headers or {}).items():
                 self.send_header(key, value)

@@ -10,10 +10,23 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_UP, Decimal
 
-__all__ = ["MINUS", "counted", "format_value", "printable", "shorten", "shown_id", "signed"]
+__all__ = [
+    "MINUS",
+    "TEXT_LIMIT",
+    "clip",
+    "counted",
+    "format_value",
+    "printable",
+    "shorten",
+    "shown_id",
+    "signed",
+]
 
 #: The real minus sign (U+2212): a delta reads ``−0.034``, not ``-0.034``.
 MINUS = "−"
+#: Characters kept of a retrieved chunk, a judge reason or a claim in the reports, and of a
+#: judge reason anywhere (the verdict cache stores no more).
+TEXT_LIMIT = 240
 
 
 def format_value(value: float | None, *, decimals: int = 3) -> str:
@@ -43,6 +56,13 @@ def shorten(text: object, width: int = 60) -> str:
     """``text`` on one line (white space collapsed), cut to ``width`` characters with ``…``."""
     flat = " ".join(str(text).split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def clip(text: str | None, limit: int = TEXT_LIMIT) -> str | None:
+    """``text`` cut to ``limit`` characters, with an ellipsis when something was dropped."""
+    if text is None:
+        return None
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def shown_id(text: str, width: int = 60) -> str:

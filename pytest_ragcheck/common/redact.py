@@ -17,30 +17,47 @@ The known secrets are, at the moment of the call:
   and the ``api_key``/``key``/``token`` query parameters of a judge ``api_base``.
 
 Values shorter than :data:`MIN_SECRET` characters are not treated as secrets: masking every
-``true`` or ``1234`` would garble ordinary text, and no provider issues keys that short. A
-secret is also masked in its URL-quoted and JSON-escaped spellings, and a prefix of it cut
-off by an ellipsis (``sk-abc…``, what shortening a long message leaves) is masked too.
+``true`` or ``1234`` would garble ordinary text, and no provider issues keys that short.
+
+A secret is masked in every spelling an endpoint or a shortened message may give it
+(:mod:`pytest_ragcheck.common.masking` finds them): URL-quoted, JSON-escaped, base64 / base64url (any
+alignment, padded or not) and hex encoded, the same encodings of ``Bearer <secret>`` (the
+``Authorization`` value), a start of it cut off by an ellipsis (``sk-abc…``), and for a value
+that looks like a key (at least 16 characters, no white space, not a path or a URL) any run of
+8 or more of its characters with a digit or letters of both cases (``…key ending in
+3xT9qLm2Vb7K``). The rule keeps short values (a password, ``production``), paths (a
+``*_CREDENTIALS`` file name) and the words inside keys (``sk-proj-``, ``insecure``) from
+masking pieces of ordinary text everywhere.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-import re
 import sys
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl, quote, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
-__all__ = ["MARKER", "MIN_SECRET", "Redactor", "redact", "redact_data", "remember", "url_secrets"]
+from pytest_ragcheck.common.masking import Finder
+
+__all__ = [
+    "MARKER",
+    "MIN_SECRET",
+    "Redactor",
+    "redact",
+    "redact_data",
+    "redactor",
+    "remember",
+    "url_secrets",
+]
 
 #: What replaces a secret value.
 MARKER = "[redacted]"
 #: Shorter values are not secrets (see the module docstring).
 MIN_SECRET = 6
-#: A prefix this long of a secret, followed by an ellipsis, is masked too.
-MIN_PREFIX = 6
 
 #: Environment variable names that hold credentials (upper-cased suffixes).
 SECRET_SUFFIXES = (
@@ -56,7 +73,6 @@ SECRET_SUFFIXES = (
 SECRET_PARAMS = frozenset(
     {"api_key", "api-key", "apikey", "key", "token", "access_token", "auth", "secret", "password"}
 )
-_ELLIPSES = ("…", "...")  # what shortening a text appends (display.shorten, record.clip)
 
 _lock = threading.Lock()
 _remembered: set[str] = set()
@@ -115,54 +131,17 @@ def known_secrets(environ: Mapping[str, str] | None = None) -> frozenset[str]:
     return frozenset(v.strip() for v in found if len(v.strip()) >= MIN_SECRET)
 
 
-def _spellings(secret: str) -> set[str]:
-    """The secret as written, URL-quoted and JSON-escaped."""
-    return {secret, quote(secret, safe=""), json.dumps(secret, ensure_ascii=False)[1:-1]}
-
-
 class Redactor:
-    """Masks a fixed set of secrets; build one per batch of texts (see :func:`redact_data`)."""
+    """Masks a fixed set of secrets; build one per set (:func:`redact` keeps the last few)."""
 
     def __init__(self, secrets: Iterable[str]) -> None:
         self.secrets = tuple(sorted({s for s in secrets if len(s) >= MIN_SECRET}, key=len))
-        spellings = sorted({w for s in self.secrets for w in _spellings(s)}, key=len, reverse=True)
-        self._pattern = re.compile("|".join(map(re.escape, spellings))) if spellings else None
-        # every masked piece (a whole secret or a cut-off start) begins with one of these
-        starts = {w[:MIN_PREFIX] for w in spellings}
-        self._starts = re.compile("|".join(map(re.escape, starts))) if starts else None
-        self._start_texts = tuple(sorted(starts))
+        self._finder = Finder(self.secrets)
 
     def __call__(self, text: str) -> str:
-        if self._pattern is None or not text:
+        if not self.secrets or not text:
             return text
-        if not any(start in text for start in self._start_texts):  # a substring search is
-            return text  # many times faster than the pattern over a report's megabytes
-        text = self._pattern.sub(MARKER, text)
-        if "…" in text or "..." in text:
-            text = self._cut_prefixes(text)
-        return text
-
-    def _cut_prefixes(self, text: str) -> str:
-        """Mask the start of a secret that a shortened text ends with an ellipsis after."""
-        for ellipsis in _ELLIPSES:
-            start = 0
-            while (at := text.find(ellipsis, start)) != -1:
-                cut = self._prefix_before(text, at)
-                if cut:
-                    text = text[: at - cut] + MARKER + text[at:]
-                    at += len(MARKER) - cut
-                start = at + len(ellipsis)
-        return text
-
-    def _prefix_before(self, text: str, at: int) -> int:
-        """Length of the longest secret prefix (>= MIN_PREFIX) that ends at ``at``."""
-        best = 0
-        for secret in self.secrets:
-            for n in range(min(len(secret) - 1, at), max(MIN_PREFIX, best + 1) - 1, -1):
-                if text.startswith(secret[:n], at - n):
-                    best = n
-                    break
-        return best
+        return self._finder.mask(text, MARKER)
 
     def data(self, value: T) -> T:
         """``value`` with every string inside it (keys included) redacted.
@@ -171,13 +150,13 @@ class Redactor:
         of its JSON text for the start of any secret decides whether to walk it at all (the
         very value comes back when there is nothing to mask).
         """
-        if self._starts is None:
+        if not self.secrets:
             return value
         try:
             blob = json.dumps(value, ensure_ascii=False, default=_scanned_text)
         except (TypeError, ValueError):  # not JSON-like after all: walk it
             blob = None
-        if blob is not None and not self._starts.search(blob):
+        if blob is not None and not self._finder.spans(blob)[1]:
             return value
         return self._walk(value)  # type: ignore[no-any-return]
 
@@ -197,11 +176,17 @@ def _scanned_text(value: object) -> str:
     return "" if isinstance(value, bytes) else str(value)
 
 
+@functools.lru_cache(maxsize=4)
+def redactor(secrets: frozenset[str]) -> Redactor:
+    """The :class:`Redactor` of ``secrets``, built once (its patterns are precomputed)."""
+    return Redactor(secrets)
+
+
 def redact(text: str) -> str:
     """``text`` with every known secret value replaced by :data:`MARKER`."""
-    return Redactor(known_secrets())(text)
+    return redactor(known_secrets())(text)
 
 
 def redact_data(value: T) -> T:
     """JSON-like ``value`` (dicts, lists, tuples, strings) with every string redacted."""
-    return Redactor(known_secrets()).data(value)
+    return redactor(known_secrets()).data(value)

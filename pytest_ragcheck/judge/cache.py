@@ -10,7 +10,10 @@ answer, so a committed cache reads well in a diff.
 Writes go to a temporary file in the same folder and are renamed over the final name, so a
 reader (another pytest-xdist worker, a second run) sees either no entry or a whole one;
 two workers writing the same key write the same content. A damaged or hand-edited entry is
-reported and treated as a miss, never as a crash.
+reported and treated as a miss, never as a crash: not JSON, nested deeper than Python reads,
+of the wrong shape, or not a regular file at all (a FIFO would block the run forever, so an
+entry is opened without waiting and read only when it is a regular file). The next verdict
+written for its key replaces it.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import hashlib
 import json
 import math
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,21 +31,47 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from pytest_ragcheck.common.redact import redact
+from pytest_ragcheck.common.redact import redact_data
 from pytest_ragcheck.judge import journal
 from pytest_ragcheck.judge.prompts import Prompt
-from pytest_ragcheck.judge.schemas import MalformedAnswer, validate_answer
+from pytest_ragcheck.judge.schemas import MalformedAnswer, capped_reason, validate_answer
 
 __all__ = [
     "CacheRead",
     "KeySpace",
+    "NotRegularFile",
     "VerdictCache",
     "cache_key",
     "embedding_key",
     "public_api_base",
+    "read_entry",
 ]
 
 FORMAT = 1
+
+#: Opening a FIFO for reading waits for a writer unless told not to (not on Windows).
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+_KINDS = {stat.S_IFDIR: "a folder", stat.S_IFIFO: "a FIFO"}
+
+
+class NotRegularFile(OSError):
+    """A cache entry that is a FIFO, a device or a folder: never read."""
+
+
+def read_entry(name: str) -> bytes:
+    """The bytes of the regular file ``name``; :class:`NotRegularFile` for anything else.
+
+    Opened without blocking and checked on the open file (no race with a swap of the path).
+    """
+    fd = os.open(name, _OPEN_FLAGS)
+    with open(fd, "rb") as fh:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = _KINDS.get(stat.S_IFMT(mode), "a device or a socket")
+            raise NotRegularFile(f"it is {kind}, not a regular file")
+        return fh.read()
 
 
 def public_api_base(api_base: str | None) -> str | None:
@@ -138,10 +168,11 @@ class VerdictCache:
         # plain strings, not pathlib, on this path: a cached run reads thousands of entries
         name = os.path.join(self._root, prompt.id, key[:2], key + ".json")
         try:
-            with open(name, "rb") as fh:
-                raw = fh.read()
+            raw = read_entry(name)
         except FileNotFoundError:
             return CacheRead(None)
+        except NotRegularFile as exc:
+            return CacheRead(None, f"cannot read cache entry {name}: {exc}; judging it again")
         except OSError as exc:
             return CacheRead(None, f"cannot read cache entry {name}: {exc}")
         try:
@@ -151,10 +182,11 @@ class VerdictCache:
             if entry.get("key") != key:
                 raise MalformedAnswer("its key does not match its file name")
             answer = validate_answer(prompt.kind, entry.get("answer"))
-        except (ValueError, MalformedAnswer) as exc:
+        except (ValueError, MalformedAnswer, RecursionError) as exc:
             where = f"{prompt.id}/{key[:2]}/{key}.json"
+            why = "lists or objects nested too deeply" if isinstance(exc, RecursionError) else exc
             return CacheRead(
-                None, f"corrupt cache entry {where} ({exc}) in {self._root}; judging it again"
+                None, f"corrupt cache entry {where} ({why}) in {self._root}; judging it again"
             )
         journal.note(self._root, f"{prompt.id}/{key[:2]}/{key}.json", "hit")
         return CacheRead(answer)
@@ -178,7 +210,7 @@ class VerdictCache:
             "api_base": public_api_base(api_base),
             "sampling": dict(sampling),
             "input": dict(inputs),
-            "answer": dict(answer),
+            "answer": capped_reason(dict(answer)),
         }
         return self._write(prompt.id, key, entry)
 
@@ -186,7 +218,10 @@ class VerdictCache:
         """Write ``entry`` to ``folder/<ab>/<key>.json`` atomically and note it in the journal."""
         name = f"{folder}/{key[:2]}/{key}.json"
         path = self.root / name
-        text = redact(json.dumps(entry, indent=2, ensure_ascii=False)) + "\n"  # no API key
+        # no API key in any text; the key field is our own hash, never masked (a piece of a
+        # hex secret that happened to show in it would make the entry unreadable)
+        safe = {**redact_data(dict(entry)), "key": key}
+        text = json.dumps(safe, indent=2, ensure_ascii=False) + "\n"
         tmp_name: str | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -209,10 +244,9 @@ class VerdictCache:
         """A cached embedding; ``None`` when missing or damaged (then fetched again)."""
         name = os.path.join(self._root, EMBEDDING_FOLDER, key[:2], key + ".json")
         try:
-            with open(name, "rb") as fh:
-                entry = json.loads(fh.read())
+            entry = json.loads(read_entry(name))
             vector = entry["embedding"] if entry.get("key") == key else None
-        except (OSError, ValueError, AttributeError, KeyError, TypeError):
+        except (OSError, ValueError, AttributeError, KeyError, TypeError, RecursionError):
             return None
         if (
             not isinstance(vector, list)

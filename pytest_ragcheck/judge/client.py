@@ -3,7 +3,13 @@
 Our own retry loop (exponential backoff with jitter, ``Retry-After`` honoured) on rate limits,
 5xx, timeouts and connection errors; the SDK's retries are off (``max_retries=0``), because
 they would multiply requests behind the budget's back. Every HTTP request counts against
-``judge_max_calls``. A malformed answer is re-asked once, then reported.
+``judge_max_calls``, and every failed one is counted by its kind (:mod:`.failures`) so that a
+budget spent on failures says which. A malformed answer is re-asked once, then reported.
+
+``judge_timeout`` bounds each whole request, body included: litellm's ``timeout`` is the
+HTTP client's, which waits that long for each read, so an endpoint that trickles its answer a
+byte at a time would hold a call for as long as it likes. Each call runs under
+:func:`asyncio.wait_for`; running out of time is a timeout like any other (retried).
 
 litellm is imported on first need, after setting the environment that keeps it quiet and
 offline at import: the bundled model cost map, production mode (no ``.env`` loading) and
@@ -32,6 +38,14 @@ from typing import Any, Literal
 from pytest_ragcheck.common.display import shorten
 from pytest_ragcheck.common.errors import ConfigError
 from pytest_ragcheck.common.redact import redact, redact_data, remember
+from pytest_ragcheck.judge.failures import (
+    Failures,
+    RequestTimeout,
+    failure_label,
+    is_fatal,
+    is_transient,
+    malformed_label,
+)
 from pytest_ragcheck.judge.prompts import Prompt
 from pytest_ragcheck.judge.retry import Budget, RetryPolicy, retry_after_seconds, status_code
 from pytest_ragcheck.judge.schemas import MalformedAnswer, parse_answer
@@ -138,9 +152,10 @@ class JudgeClient:
         remember(api_base=api_base)  # its user info and key parameters are secrets
         self._fatal: str | None = None
         self._clients_before: set[Any] = set()
-        #: Requests sent, and retries among them.
+        #: Requests sent, retries among them, and the failed ones by kind.
         self.calls = 0
         self.retries = 0
+        self.failures = Failures()
 
     def _keyless_key(self) -> str | None:
         """A placeholder key for a self-hosted endpoint when no key is configured."""
@@ -205,6 +220,7 @@ class JudgeClient:
         try:
             return redact_data(parse_answer(prompt.kind, content))
         except MalformedAnswer as first:
+            self.failures.note(malformed_label(str(first)))
             reask = [
                 *messages,
                 {"role": "assistant", "content": content or ""},
@@ -220,6 +236,7 @@ class JudgeClient:
             try:
                 return redact_data(parse_answer(prompt.kind, second_content))
             except MalformedAnswer as second:
+                self.failures.note(malformed_label(str(second)))
                 message = (
                     f"malformed judge answer after one re-ask: {second} (first answer: {first})"
                 )
@@ -280,18 +297,17 @@ class JudgeClient:
                 if self._fatal is not None:
                     raise CallError("fatal", self._fatal)
                 if not self.budget.take():
-                    raise CallError(
-                        "budget", f"judge budget exhausted (judge_max_calls={self.budget.limit})"
-                    )
+                    raise CallError("budget", self._budget_message())
                 attempt += 1
                 self.calls += 1
                 if attempt > 1:
                     self.retries += 1
                 try:
-                    return await method(**kwargs)
+                    return await self._within_timeout(method(**kwargs))
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
+                    self.failures.note(failure_label(self._litellm, exc))
                     delay = self._transient_delay(exc, attempt)
                     if delay is None:
                         raise self._final_error(exc) from None
@@ -302,50 +318,36 @@ class JudgeClient:
                         ) from None
             await self._sleep(delay)  # outside the slot: others may proceed meanwhile
 
+    async def _within_timeout(self, call: Awaitable[Any]) -> Any:
+        """``call`` cancelled once ``judge_timeout`` has passed, however it is progressing."""
+        try:
+            return await asyncio.wait_for(call, self.timeout)
+        except TimeoutError:
+            raise RequestTimeout(
+                f"no complete answer within judge_timeout={self.timeout:g} s"
+            ) from None
+
+    def _budget_message(self) -> str:
+        message = f"judge budget exhausted (judge_max_calls={self.budget.limit}"
+        failed = self.failures.total
+        if failed:
+            message += f"; {failed} call(s) failed: {self.failures}"
+        return message + ")"
+
     def _transient_delay(self, exc: BaseException, attempt: int) -> float | None:
         """Seconds to wait before retrying ``exc``, or ``None`` when it is not transient."""
         lm = self._litellm
-        status = status_code(exc)
-        if "missing credentials" in str(exc).lower():
-            return None  # litellm reports a missing OpenAI key as a 500
-        names = (
-            "RateLimitError",
-            "Timeout",
-            "APIConnectionError",
-            "InternalServerError",
-            "ServiceUnavailableError",
-            "BadGatewayError",
-        )
-        transient = (*_classes(lm, names), TimeoutError, ConnectionError)
-        is_transient = isinstance(exc, transient) or (
-            status is not None and (status == 429 or status >= 500 or status == 408)
-        )
-        if not is_transient:
+        if not is_transient(lm, exc):
             return None
-        if status == 429 or isinstance(exc, getattr(lm, "RateLimitError", ())):
+        if status_code(exc) == 429 or isinstance(exc, getattr(lm, "RateLimitError", ())):
             wait = retry_after_seconds(exc)
             if wait is not None:
                 return min(wait, self.policy.max_retry_after)
         return self.policy.backoff(attempt)
 
     def _final_error(self, exc: BaseException) -> CallError:
-        lm = self._litellm
-        status = status_code(exc)
-        fatal_types = _classes(
-            lm,
-            (
-                "AuthenticationError",
-                "PermissionDeniedError",
-                "NotFoundError",
-                "UnsupportedParamsError",
-            ),
-        )
         text = _error_text(exc)
-        if (
-            isinstance(exc, fatal_types)
-            or status in (401, 403, 404)
-            or "missing credentials" in text.lower()
-        ):
+        if is_fatal(self._litellm, exc, text):
             hint = (
                 "check the judge model name, its api_base and the provider's API key "
                 "environment variable (e.g. OPENAI_API_KEY)"
@@ -359,11 +361,6 @@ def _error_text(exc: BaseException) -> str:
     """The error on one line, without any API key the endpoint echoed (redacted before it is
     shortened, so no cut-off piece of a key is left)."""
     return shorten(redact(str(exc)), 300)
-
-
-def _classes(module: ModuleType, names: tuple[str, ...]) -> tuple[type[BaseException], ...]:
-    found = (getattr(module, name, None) for name in names)
-    return tuple(cls for cls in found if isinstance(cls, type) and issubclass(cls, BaseException))
 
 
 def _vector(item: Any) -> list[float]:

@@ -33,6 +33,8 @@ class Embeddings:
     calls: int = 0
     cached: int = 0
     warnings: list[str] = field(default_factory=list)
+    #: Failed requests by kind (see :mod:`.failures`).
+    failures: dict[str, int] = field(default_factory=dict)
 
     def problem(self, texts: Iterable[str]) -> str | None:
         """Why one of ``texts`` has no embedding, or ``None``."""
@@ -131,6 +133,7 @@ def fetch_embeddings(texts: list[str], settings: JudgeSettings, *, spent: int = 
 
             batches = [misses[i : i + BATCH] for i in range(0, len(misses), BATCH)]
             await asyncio.gather(*(one(b) for b in batches))
+        found.failures = client.failures.counts
         return client.calls
 
     with quiet_litellm():

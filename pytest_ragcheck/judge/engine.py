@@ -4,12 +4,14 @@ The planner (:mod:`.planner`) turns (case, metric) pairs into distinct judge cal
 serves them from the verdict cache, asks the judge for the rest (:mod:`.client`) and hands the
 answers to the scorer (:mod:`.scorer`). After a retriever change only the new (query, chunk)
 pairs miss the cache. A fully cached run never imports litellm and never starts an event loop.
+With the cache on, each call is made under the lock of its entry (:mod:`.locks`), so that
+pytest-xdist workers judging the same pairs pay for each verdict once.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -19,6 +21,7 @@ from pytest_ragcheck.judge import client as judge_client
 from pytest_ragcheck.judge.cache import VerdictCache
 from pytest_ragcheck.judge.client import INSTALL_HINT, Budget, CallError, JudgeClient, quiet_litellm
 from pytest_ragcheck.judge.embeddings import fetch_embeddings, texts_to_embed
+from pytest_ragcheck.judge.locks import KeyLocks
 from pytest_ragcheck.judge.planner import Job, Planner
 from pytest_ragcheck.judge.run import JudgeItem, JudgeOptions, JudgeRun
 from pytest_ragcheck.judge.scorer import Scorer
@@ -106,13 +109,19 @@ def compute_judge_metrics(
         if not settings.model:  # pragma: no cover - caught above
             raise ConfigError(_no_model_message())
         save = None if cache is None else partial(_save, cache=cache, settings=settings, run=run)
-        run.calls, run.retries = _judge(misses, settings, options, save=save, progress=progress)
+        run.calls, run.retries, failures = _judge(
+            misses, settings, options, save=save, progress=progress, cache=cache
+        )
+        run.call_failures.update(failures)
+        run.cached = sum(1 for job in jobs if job.cached)  # some came from other processes
 
     run.missing = sum(1 for job in jobs if job.answer is None)
     run.budget_missing = sum(1 for job in jobs if job.error_kind == "budget")
     answered = [plan for case_plans in plans.values() for plan in case_plans if plan.answer]
     embeddings = fetch_embeddings(texts_to_embed(answered, settings), settings, spent=run.calls)
     run.calls += embeddings.calls
+    for label, count in embeddings.failures.items():
+        run.call_failures[label] = run.call_failures.get(label, 0) + count
     run.warnings.extend(embeddings.warnings)
     scorer = Scorer(
         run,
@@ -173,6 +182,39 @@ def _save(
         run.warnings.append(problem)
 
 
+#: Rounds of waiting for other processes' locks before a call is made without one.
+_ROUNDS = 10
+
+
+async def _locked(
+    job: Job, cache: VerdictCache, locks: KeyLocks, ask: Callable[[Job], Awaitable[None]]
+) -> None:
+    """``ask(job)`` under the lock of its cache entry, unless another process holds the lock
+    and writes the entry meanwhile (then the entry is read: one verdict paid for, not two)."""
+    entry = str(cache.path(job.prompt, job.key))
+    for _ in range(_ROUNDS):
+        if locks.acquire(entry):
+            try:
+                if not _read_again(job, cache):
+                    await ask(job)
+            finally:
+                locks.release(entry)
+            return
+        await locks.wait(entry)
+        if _read_again(job, cache):
+            return
+    await ask(job)  # the lock keeps changing hands without a verdict: call unlocked
+
+
+def _read_again(job: Job, cache: VerdictCache) -> bool:
+    """Fill ``job`` from an entry another process wrote since the run began."""
+    answer = cache.get(job.prompt, job.key).answer  # a damaged entry was reported already
+    if answer is None:
+        return False
+    job.answer, job.cached = answer, True
+    return True
+
+
 def _judge(
     misses: list[Job],
     settings: JudgeSettings,
@@ -180,11 +222,13 @@ def _judge(
     *,
     save: Callable[[Job, dict[str, Any]], None] | None,
     progress: _Progress,
-) -> tuple[int, int]:
-    """Ask the judge for every missing verdict, concurrently; return (calls, retries)."""
+    cache: VerdictCache | None,
+) -> tuple[int, int, dict[str, int]]:
+    """Ask the judge for every missing verdict, concurrently; return (calls, retries, failed
+    calls by kind)."""
     litellm = judge_client.import_litellm()
 
-    async def judge_all() -> tuple[int, int]:
+    async def judge_all() -> tuple[int, int, dict[str, int]]:
         client = JudgeClient(
             model=settings.model or "",
             api_base=settings.api_base,
@@ -195,22 +239,33 @@ def _judge(
             litellm=litellm,
             **({"sleep": options.sleep} if options.sleep is not None else {}),
         )
+        locks = KeyLocks()
+
+        async def ask(job: Job) -> None:
+            temperature = float(job.sampling["temperature"])
+            try:
+                answer = await client.ask(job.prompt, job.messages, temperature=temperature)
+            except CallError as exc:
+                job.error, job.error_kind = exc.message, exc.kind
+            else:
+                job.answer = answer
+                if save is not None:
+                    save(job, answer)
+
+        async def one(job: Job) -> None:
+            if cache is None:
+                await ask(job)
+            else:
+                await _locked(job, cache, locks, ask)
+            progress.add()
+
         async with client:
-
-            async def one(job: Job) -> None:
-                temperature = float(job.sampling["temperature"])
-                try:
-                    answer = await client.ask(job.prompt, job.messages, temperature=temperature)
-                except CallError as exc:
-                    job.error, job.error_kind = exc.message, exc.kind
-                else:
-                    job.answer = answer
-                    if save is not None:
-                        save(job, answer)
-                progress.add()
-
-            await asyncio.gather(*(one(job) for job in misses))
-        return client.calls, client.retries
+            beat = asyncio.create_task(locks.keep_fresh())
+            try:
+                await asyncio.gather(*(one(job) for job in misses))
+            finally:
+                beat.cancel()
+        return client.calls, client.retries, client.failures.counts
 
     with quiet_litellm():  # once around the whole run: catch_warnings is process-wide
         return run_blocking(judge_all)

@@ -6,6 +6,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pytest_ragcheck.judge.failures import describe_failures
+
 if TYPE_CHECKING:
     from pytest_ragcheck.judge.retry import RetryPolicy
 
@@ -75,6 +77,8 @@ class JudgeRun:
     offline_misses: list[tuple[str, str]] = field(default_factory=list)
     #: Verdicts missing because ``judge_max_calls`` ran out.
     budget_missing: int = 0
+    #: Failed requests by kind (``HTTP 500``, ``reply not JSON``, ``timeout``...).
+    call_failures: dict[str, int] = field(default_factory=dict)
     budget_limit: int | None = None
     cache_dir: str | None = None
     #: (case id, line) for failures other than offline misses and the budget.
@@ -153,10 +157,15 @@ class JudgeRun:
                 + f". {fix}"
             )
         if self.budget_missing:
+            failed = sum(self.call_failures.values())
+            spent = f"{self.calls} call(s) made"
+            fix = "raise judge_max_calls or judge fewer cases"
+            if failed:  # the budget went on failures: the endpoint is what needs a look
+                spent += f", {failed} of them failed: {describe_failures(self.call_failures)}"
+                fix = f"check the judge endpoint (its failures used the budget), then {fix}"
             parts.append(
-                f"The judge budget ran out (judge_max_calls={self.budget_limit}, "
-                f"{self.calls} call(s) made): {self.budget_missing} verdict(s) are missing; "
-                "raise judge_max_calls or judge fewer cases."
+                f"The judge budget ran out (judge_max_calls={self.budget_limit}, {spent}): "
+                f"{self.budget_missing} verdict(s) are missing; {fix}."
             )
         if self.other_errors:
             listed = [f"{case!r}: {line}" for case, line in self.other_errors[:5]]

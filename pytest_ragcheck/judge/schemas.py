@@ -2,7 +2,9 @@
 
 Extra keys are ignored; a missing key, a value of the wrong type or out of range is malformed
 (no coercion: ``"2"`` is not a grade, ``true`` is not a score). The same validation runs on
-fresh answers and on cache entries, so a hand-edited or damaged entry is caught too.
+fresh answers and on cache entries, so a hand-edited or damaged entry is caught too. A reason
+longer than the reports show (:data:`~pytest_ragcheck.common.display.TEXT_LIMIT`) is cut there, with
+an ellipsis: a runaway judge must not fill the committed cache (a 30 MB reason per verdict).
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from pytest_ragcheck.common.display import TEXT_LIMIT, clip
 from pytest_ragcheck.judge.prompts import AnswerKind
 
-__all__ = ["MAX_ITEMS", "MalformedAnswer", "parse_answer", "validate_answer"]
+__all__ = ["MAX_ITEMS", "MalformedAnswer", "capped_reason", "parse_answer", "validate_answer"]
 
 #: Most claims, questions or statements one answer may list: more is a runaway judge (or an
 #: answer that is really a document), reported as malformed rather than scored.
@@ -147,12 +150,21 @@ def _fast(kind: AnswerKind, data: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def capped_reason(answer: dict[str, Any]) -> dict[str, Any]:
+    """``answer`` with a ``reason`` longer than :data:`TEXT_LIMIT` cut to it (``…`` marks it)."""
+    reason = answer.get("reason")
+    if type(reason) is str and len(reason) > TEXT_LIMIT:
+        return {**answer, "reason": clip(reason)}
+    return answer
+
+
 def validate_answer(kind: AnswerKind, data: object) -> dict[str, Any]:
-    """Check a decoded answer and return it in canonical form (extra keys dropped)."""
+    """Check a decoded answer and return it in canonical form (extra keys dropped, a long
+    reason cut)."""
     if isinstance(data, dict):
         fast = _fast(kind, data)
         if fast is not None:
-            return fast
+            return capped_reason(fast)
     if not isinstance(data, dict):
         raise MalformedAnswer(f"expected a JSON object, got {type(data).__name__}")
     try:
@@ -160,7 +172,7 @@ def validate_answer(kind: AnswerKind, data: object) -> dict[str, Any]:
     except ValidationError as exc:
         raise MalformedAnswer(f"wrong shape ({_describe(exc)})") from None
     _check_sizes(answer)
-    return answer.model_dump()
+    return capped_reason(answer.model_dump())
 
 
 def parse_answer(kind: AnswerKind, content: str | None) -> dict[str, Any]:
@@ -180,4 +192,8 @@ def parse_answer(kind: AnswerKind, content: str | None) -> dict[str, Any]:
     except ValueError:
         excerpt = text if len(text) <= 80 else text[:77] + "..."
         raise MalformedAnswer(f"not JSON: {excerpt!r}") from None
+    except RecursionError:  # lists or objects nested deeper than Python reads
+        raise MalformedAnswer(
+            "not JSON this program can read: lists or objects nested too deeply"
+        ) from None
     return validate_answer(kind, data)

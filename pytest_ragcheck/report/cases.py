@@ -19,6 +19,7 @@ from json.encoder import encode_basestring
 from operator import call
 from typing import TYPE_CHECKING, Any, cast
 
+from pytest_ragcheck.common.display import TEXT_LIMIT, clip
 from pytest_ragcheck.common.escapes import escapes, json_safe
 from pytest_ragcheck.report.packing import pack, unpacked_text
 
@@ -42,8 +43,6 @@ __all__ = [
     "unpacked_text",
 ]
 
-#: Characters kept of a retrieved chunk, a judge reason or a claim.
-TEXT_LIMIT = 240
 #: Characters kept of a query and of an error message.
 QUERY_LIMIT = 1000
 #: Characters kept from the end of a retriever traceback.
@@ -57,13 +56,6 @@ SHOWN_CASES = 200
 HIST_BINS = 10
 #: Entries encoded at a time (their hits' texts are made together).
 _CHUNK = 2000
-
-
-def clip(text: str | None, limit: int = TEXT_LIMIT) -> str | None:
-    """``text`` cut to ``limit`` characters, with an ellipsis when something was dropped."""
-    if text is None:
-        return None
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def tail(text: str | None, limit: int = TRACEBACK_LIMIT) -> str | None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from pytest_ragcheck.common.escapes import json_safe, utf8_writable
-from pytest_ragcheck.common.redact import Redactor, known_secrets, redact_data
+from pytest_ragcheck.common.redact import known_secrets, redact_data, redactor
 from pytest_ragcheck.report.capped import MetricColumns, distribution, select_shown
 from pytest_ragcheck.report.cases import (
     MAX_HITS,
@@ -162,9 +162,8 @@ def _cases(
     out["cases_shown"] = len(shown)
     out["distribution"] = distribution(cases, names, by_case, columns=columns)
     if pack_all:
-        redactor = Redactor(known_secrets())
         entries = all_cases_json(cases, by_case)
-        out["cases_packed"] = pack(entries, redactor)
+        out["cases_packed"] = pack(entries, redactor(known_secrets()))
     return out
 
 
