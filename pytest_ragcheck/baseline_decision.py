@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_ragcheck.baseline_compare import compare_with_baseline
 from pytest_ragcheck.baseline_doc import BaselineDoc, BaselineOptions, NewerBaselineError
-from pytest_ragcheck.checks import update_command
+from pytest_ragcheck.checks import BASELINE_DIRNAME, update_command
 from pytest_ragcheck.errors import BaselineError
 
 if TYPE_CHECKING:
@@ -184,7 +184,7 @@ def decide_baseline(
         verdict.problems.append(
             f"No baseline stored for this test yet ({path}): run "
             f"`{update_command([nodeid] if nodeid else [])}` to record it, then commit the "
-            "__snapshots__/ folder."
+            f"{BASELINE_DIRNAME}/ folder."
         )
         # Not written: syrupy reports the snapshot as missing.
         return BaselineDecision(replace(base, status="missing"), current)

@@ -14,6 +14,7 @@ from typing import Literal
 from pytest_ragcheck.display import format_value, signed
 
 __all__ = [
+    "BASELINE_DIRNAME",
     "FAILED",
     "UPDATE_HINT",
     "WORST_CASES",
@@ -25,6 +26,10 @@ __all__ = [
 
 Status = Literal["pass", "below_floor", "above_ceiling", "regressed", "improved", "new"]
 FAILED: frozenset[str] = frozenset({"below_floor", "above_ceiling", "regressed"})
+#: The folder beside each test module that holds its baselines: one of their own, not syrupy's
+#: ``__snapshots__``, which a session without this plugin (``-p no:ragcheck``, or syrupy alone)
+#: scans and would empty under ``--snapshot-update``.
+BASELINE_DIRNAME = "__ragcheck__"
 UPDATE_HINT = "run `pytest --snapshot-update` to accept the change as the new baseline"
 _SHELL_SPECIAL = frozenset('"$`\\!')
 #: Cases listed under a floor violation or a regression.

@@ -19,7 +19,14 @@ from pytest_ragcheck.baseline_compare import (
     compare_with_baseline,
     not_comparable_message,
 )
-from pytest_ragcheck.checks import WORST_CASES, CaseChange, MetricCheck, Status, update_command
+from pytest_ragcheck.checks import (
+    BASELINE_DIRNAME,
+    WORST_CASES,
+    CaseChange,
+    MetricCheck,
+    Status,
+    update_command,
+)
 from pytest_ragcheck.display import counted, format_value, shorten, shown_id, signed
 from pytest_ragcheck.registry import find_metric
 
@@ -112,7 +119,7 @@ class Verdict:
             lines.append(
                 "If this change is intended, re-record this test's baseline: "
                 f"`{update_command([self.nodeid] if self.nodeid else [])}` "
-                "(and review the diff of __snapshots__/)."
+                f"(and review the diff of {BASELINE_DIRNAME}/)."
             )
         return "\n".join(lines)
 

@@ -31,7 +31,7 @@ def test_names_differing_only_in_case_are_one_baseline(suite):
     text = suite.text(result)
     assert "test_rag.py::test_rag[BM25] and this test map to the same baseline file" in text, text
     assert "(names that differ only in case are one file on macOS and Windows)" in text
-    files = sorted(p.name for p in Path(suite.pytester.path, "__snapshots__").rglob("*.json"))
+    files = sorted(p.name for p in Path(suite.pytester.path, "__ragcheck__").rglob("*.json"))
     assert files == ["test_rag[BM25][ragcheck].json"]
     # the next run compares the first test with its own baseline, and still names the clash
     again = suite.run()

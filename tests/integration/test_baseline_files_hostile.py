@@ -12,7 +12,7 @@ from pathlib import Path
 from harness import SERIAL_ONLY, Suite, ragcheck_module
 from judge_fixtures import JUDGE_MODEL
 
-SNAPSHOT = "__snapshots__/test_rag/test_rag[ragcheck].json"
+SNAPSHOT = "__ragcheck__/test_rag/test_rag[ragcheck].json"
 
 
 def _flat(suite: Suite, result: object) -> str:
@@ -107,7 +107,7 @@ def test_a_hand_edited_value_no_metric_can_have_is_a_damaged_file(suite, run_mod
         suite.test(ragcheck_module('"golden.jsonl", k=5', function=f"test_{name}"), f"test_{name}")
     suite.update_baselines().assert_outcomes(passed=len(OUT_OF_RANGE))
     paths = {
-        n: suite.path / f"__snapshots__/test_{n}/test_{n}[ragcheck].json" for n in OUT_OF_RANGE
+        n: suite.path / f"__ragcheck__/test_{n}/test_{n}[ragcheck].json" for n in OUT_OF_RANGE
     }
     good = {name: path.read_text("utf-8") for name, path in paths.items()}
     for name, (edit, _) in OUT_OF_RANGE.items():
@@ -119,7 +119,7 @@ def test_a_hand_edited_value_no_metric_can_have_is_a_damaged_file(suite, run_mod
     result.assert_outcomes(failed=len(OUT_OF_RANGE))
     text = _flat(suite, result)
     for name, (_, expected) in OUT_OF_RANGE.items():
-        assert f"__snapshots__/test_{name}/test_{name}[ragcheck].json: {expected}" in text, name
+        assert f"__ragcheck__/test_{name}/test_{name}[ragcheck].json: {expected}" in text, name
     assert text.count("Fix the file, or re-run with --snapshot-update") == len(OUT_OF_RANGE)
     suite.assert_clean(result)
 
@@ -233,7 +233,7 @@ def test_a_baseline_with_a_case_the_judge_abstained_on_is_read_back(suite, judge
         f"--ragcheck-judge-api-base={judge_server.url}",
     ]
     suite.update_baselines(None, *judge).assert_outcomes(passed=1)
-    stored = suite.read_json("__snapshots__/test_rag/test_judge[ragcheck].json")
+    stored = suite.read_json("__ragcheck__/test_rag/test_judge[ragcheck].json")
     assert stored["cases"]["q2"]["values"] == {"mrr@5": 1.0}  # no llm_relevancy@5 for q2
 
     result = suite.run(*judge)

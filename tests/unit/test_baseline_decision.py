@@ -18,7 +18,7 @@ from pytest_ragcheck.baseline_doc import BaselineDoc, BaselineOptions
 from pytest_ragcheck.policy import Verdict, check_floors
 from pytest_ragcheck.result import Result
 
-PATH = "__snapshots__/test_rag/test_x[ragcheck].json"
+PATH = "__ragcheck__/test_rag/test_x[ragcheck].json"
 BEFORE = make_result(per_case("mrr@10", [1.0] * 8))
 WORSE = make_result(per_case("mrr@10", [1.0, 0.5, 1.0, 0.25, 1.0, 1.0, 0.5, 1.0]))
 
