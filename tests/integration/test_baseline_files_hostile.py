@@ -106,9 +106,7 @@ def test_a_hand_edited_value_no_metric_can_have_is_a_damaged_file(suite, run_mod
     for name in OUT_OF_RANGE:
         suite.test(ragcheck_module('"golden.jsonl", k=5', function=f"test_{name}"), f"test_{name}")
     suite.update_baselines().assert_outcomes(passed=len(OUT_OF_RANGE))
-    paths = {
-        n: suite.path / f"__ragcheck__/test_{n}/test_{n}[ragcheck].json" for n in OUT_OF_RANGE
-    }
+    paths = {n: suite.path / f"__ragcheck__/test_{n}/test_{n}[ragcheck].json" for n in OUT_OF_RANGE}
     good = {name: path.read_text("utf-8") for name, path in paths.items()}
     for name, (edit, _) in OUT_OF_RANGE.items():
         edited = edit(good[name])
