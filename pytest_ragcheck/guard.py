@@ -152,6 +152,11 @@ class BaselineGuard:
     ) -> Generator[None, None, None]:
         reason = self.incomplete_reason(session, exitstatus) if self._updating() else ""
         saved = dict(self._read_baselines(session)) if reason else {}
+        if self._updating():
+            # Old baselines copied to __ragcheck__/ (by this run or an earlier one) go before
+            # syrupy's clean-up, which would list them as unknown snapshots it deleted.
+            legacy = _snapshot_folders(_search_roots(session), {_legacy_dirname(self.config)})
+            self.messages.extend(retire_legacy(legacy, self.config.rootpath, reason=reason))
         option = self.config.option
         cleanup_off = bool(saved) and not getattr(option, "no_cleanup", False)
         if cleanup_off:
@@ -180,10 +185,6 @@ class BaselineGuard:
             )
             session.exitstatus = pytest.ExitCode.INTERRUPTED
             _drop_unfinished_syrupy(self.config)
-        if self._updating():  # old baselines copied to __ragcheck__/ by this or an earlier run
-            legacy = _snapshot_folders(_search_roots(session), {_legacy_dirname(self.config)})
-            done = reason or self.incomplete_reason(session, session.exitstatus)
-            self.messages.extend(retire_legacy(legacy, self.config.rootpath, reason=done))
         if not saved:
             return
         gone = [path for path in saved if not path.exists()]
