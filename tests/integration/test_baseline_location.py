@@ -147,7 +147,8 @@ def test_an_old_baseline_with_a_long_name_is_found_and_moved(suite: Suite, run_m
     [(new, data)] = suite.snapshots().items()
     full = f"test_rag[{LONG_ID}][ragcheck]"
     old = f"__snapshots__/test_rag/{safe_file_stem(full, limit=250, in_bytes=False)}.json"
-    assert len(Path(old).name) == 255 and Path(old).name != Path(new).name
+    assert len(Path(old).name) == 255
+    assert Path(old).name != Path(new).name
     assert Path(old).stem[-13:] == Path(new).stem[-13:]  # "~" and the hash
     suite.write(old, data.decode())
     shutil.rmtree(suite.path / "__ragcheck__")
