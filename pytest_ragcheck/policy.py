@@ -193,9 +193,17 @@ _THREAD_BOUND = re.compile(r"same thread|another thread|different thread|not thr
 _CASES_PER_ERROR = 5
 
 
-def _retriever_errors(errors: Sequence[CaseResult], evaluated: int) -> str:
-    """Each distinct error once, with how many cases hit it and the first of them."""
-    if len(errors) == evaluated == 1:
+def _retriever_errors(errors: Sequence[CaseResult], evaluated: int, *, zero: bool = False) -> str:
+    """Each distinct error once, with how many cases hit it and the first of them; ``zero``:
+    every case failed under ``on_error="zero"``, which fails all the same."""
+    if zero:
+        which = "the only case" if evaluated == 1 else f"all {evaluated} cases"
+        head = (
+            f"The retriever failed on {which}: on_error='zero' scores a failed case 0, but a "
+            "run in which no retriever call succeeded measures nothing, so it fails and is "
+            "neither compared with nor recorded as the baseline. Fix the retriever and re-run:"
+        )
+    elif len(errors) == evaluated == 1:
         head = "The retriever failed on the only case; nothing could be evaluated:"
     elif len(errors) == evaluated:
         head = f"The retriever failed on all {evaluated} cases; no case could be evaluated:"
@@ -293,6 +301,10 @@ def check_floors(
     errors = result.errors
     if errors and settings.on_error == "fail":
         verdict.problems.append(_retriever_errors(errors, len(result.evaluated)))
+    elif errors and len(errors) == len(result.evaluated):
+        # Every metric is 0 because nothing was retrieved: recorded, such a run would make a
+        # broken retriever the baseline, and every later run with it still broken would pass.
+        verdict.problems.append(_retriever_errors(errors, len(result.evaluated), zero=True))
     elif errors:
         verdict.notes.append(
             f"{len(errors)} case(s) failed in the retriever and were scored 0 (on_error='zero')"
