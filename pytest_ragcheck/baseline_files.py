@@ -234,7 +234,7 @@ def read_from(location: str, legacy: Path | None) -> None:
 
 
 def legacy_location(test_location: Any, index: str) -> Path:
-    """Where pytest-ragcheck before 0.2 kept this baseline: syrupy's snapshot folder
+    """Where pytest-ragcheck 0.1 kept this baseline: syrupy's snapshot folder
     (``__snapshots__``, or ``--snapshot-dirname``), with names cut at 250 characters."""
     site = Path(test_location.filepath).parent / str(SnapshotCollectionStorage.snapshot_dirname)
     name = SnapshotCollectionStorage.get_snapshot_name(test_location=test_location, index=index)

@@ -1,8 +1,8 @@
 """Baselines moved out of syrupy's ``__snapshots__/`` into ``__ragcheck__/``.
 
-Before 0.2 the baselines lay in syrupy's own snapshot folder, which a session without this
-plugin (``-p no:ragcheck``, or syrupy alone) scans for unused snapshots and empties under
-``--snapshot-update``. They are still read there; ``--snapshot-update`` copies each one into
+pytest-ragcheck 0.1 kept the baselines in syrupy's own snapshot folder, which a session
+without this plugin (``-p no:ragcheck``, or syrupy alone) scans for unused snapshots and empties
+under ``--snapshot-update``. They are still read there; ``--snapshot-update`` copies each one into
 ``__ragcheck__/`` as its test runs (``baseline.py``), and at the end of a complete session
 the old file, now with a copy, is removed here. An incomplete session removes nothing: the
 old file stays until a complete one, and the new copy is the one read meanwhile.
