@@ -200,7 +200,7 @@ def test_an_incomplete_update_lets_syrupy_delete_nothing(suite: Suite, run_mode)
     # of their own, which syrupy's default extension does not scan), nor syrupy 5 of a
     # session that stopped early
     printed = "snapshot report summary" in text
-    assert "--snapshot-update deleted no unused snapshot, because the session stopped" in text
+    assert "--snapshot-update deleted no unused snapshot, because the session" in text
     snapshot_summary = text.split("snapshot report summary", 1)[-1] if printed else ""
     assert "deleted" not in snapshot_summary, text
     assert "Deleted" not in snapshot_summary, text
