@@ -90,7 +90,10 @@ class RagcheckSnapshotExtension(SingleFileSnapshotExtension):
         """syrupy's discovery, without the baselines of test modules that exist but were not
         collected (``--ignore``, ``collect_ignore``): their tests were not asked about, so their
         baselines are not unused. syrupy 7 knows this only for its own ``__snapshots__``."""
-        found = super().discover_snapshots(test_location=test_location, **kwargs)
+        if hasattr(SingleFileSnapshotExtension, "discovery_dirname"):  # syrupy 7: all of it
+            found = super().discover_snapshots(test_location=test_location, **kwargs)
+        else:  # syrupy < 7 scans the test module's own folder only: a removed module's stays
+            found = self._discover_all(test_location, kwargs.get("ignore_extensions"))
         config = getattr(getattr(test_location, "item", None), "config", None)
         collected = config.stash.get(COLLECTED_MODULES, None) if config is not None else None
         if collected is None:
@@ -102,6 +105,20 @@ class RagcheckSnapshotExtension(SingleFileSnapshotExtension):
             if os.path.normcase(module) in collected or not module.is_file():
                 kept.add(collection)
         return kept
+
+    def _discover_all(self, test_location: Any, ignore: list[str] | None) -> Any:
+        """Every baseline in ``__ragcheck__/`` beside the test module (as syrupy 7 scans)."""
+        from syrupy.data import SnapshotCollections
+        from syrupy.utils import walk_snapshot_dir
+
+        root = Path(self.dirname(test_location=test_location)).parent
+        found = SnapshotCollections()
+        for filepath in walk_snapshot_dir(root, ignore_extensions=ignore):
+            if Path(filepath).parent.parent == root and self.is_snapshot_location(
+                location=filepath
+            ):
+                found.add(self.read_snapshot_collection(snapshot_location=filepath))
+        return found
 
     def serialize(self, data: Any, **_: Any) -> str:
         if isinstance(data, BaselineDoc):
