@@ -12,7 +12,8 @@ complete and pytest-ragcheck baseline files lie under its test paths, the guard 
 syrupy's own ``--snapshot-no-cleanup`` first: syrupy deletes nothing and its summary lists the
 snapshots it did not use as unused, not deleted. It also reads every such baseline file, and
 writes back, byte for byte, any that was deleted all the same (a syrupy without that option).
-A complete session keeps syrupy's behaviour (baselines of removed tests are deleted). The
+A complete session keeps syrupy's behaviour (baselines of removed tests are deleted), and
+removes the old copies of baselines moved out of ``__snapshots__/`` (``baseline_moves``). The
 guard runs where syrupy deletes: in a plain run, or on the pytest-xdist controller.
 """
 
