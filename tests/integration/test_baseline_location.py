@@ -107,6 +107,8 @@ def test_update_moves_old_baselines_once_the_session_completes(
 # Not about processes: which modules were collected is known in every worker the same way.
 @SERIAL_ONLY
 def test_a_module_left_out_with_ignore_keeps_its_baselines(suite: Suite, run_mode) -> None:
+    """With syrupy 5 the left-out module's baselines were deleted; syrupy 7 keeps a left-out
+    module's snapshots only in its own ``__snapshots__/``, so the plugin keeps them itself."""
     suite.golden()
     suite.retriever()
     suite.test(ragcheck_module('"golden.jsonl", k=5'), name="test_rag")
