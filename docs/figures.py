@@ -83,7 +83,7 @@ class Run:
 def _snapshots(suite: Path) -> dict[str, str]:
     return {
         str(p.relative_to(suite.parent)): p.read_text(encoding="utf-8")
-        for p in sorted((suite / "__snapshots__").rglob("*.json"))
+        for p in sorted((suite / "__ragcheck__").rglob("*.json"))
     }
 
 

@@ -1,4 +1,4 @@
-"""The regression gate: today's metrics against the baseline stored in __snapshots__/.
+"""The regression gate: today's metrics against the baseline stored in __ragcheck__/.
 
 A metric that drops by more than `tolerance` (absolute, default 0.02) below its baseline
 fails the test with `name: baseline → current (Δ, allowed)` and the queries that got worse.

@@ -1,6 +1,6 @@
 """A golden set that grows: the pull request that adds cases keeps its regression check.
 
-The baseline in __snapshots__/test_growing_golden_set/ was recorded on the 225 Cranfield
+The baseline in __ragcheck__/test_growing_golden_set/ was recorded on the 225 Cranfield
 queries of golden/cranfield.jsonl. This change adds the five questions in NEW_CASES. ragcheck
 stores a content hash per case, so the run is compared with the baseline on the 225 cases both
 share (same id, same query and judgments), and the five new ones are reported, not failed:

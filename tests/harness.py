@@ -305,7 +305,7 @@ class Suite:
 
     def snapshots(self) -> dict[str, bytes]:
         """Every stored baseline file: path relative to the project (posix) -> bytes."""
-        folder = self.path / "__snapshots__"
+        folder = self.path / "__ragcheck__"
         return {
             p.relative_to(self.path).as_posix(): p.read_bytes()
             for p in sorted(folder.rglob("*"))

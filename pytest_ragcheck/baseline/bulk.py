@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from itertools import chain
@@ -51,8 +52,20 @@ def _reject_constant(name: str) -> Any:
 def strict_loads(text: str) -> Any:
     """``json.loads`` of a full read: NaN, Infinity and a key repeated in one object raise
     ``ValueError`` (a repeated key: :class:`~pytest_ragcheck.common.json_keys.DuplicateKeyError`;
-    a case id on two lines after a merge would otherwise lose one of them without a word)."""
-    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=unique_keys)
+    a case id on two lines after a merge would otherwise lose one of them without a word).
+
+    Lists or objects nested deeper than Python's recursion limit (a baseline has four levels)
+    raise ``json.JSONDecodeError``, a damaged file like any other, not ``RecursionError``.
+    """
+    try:
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=unique_keys)
+    except RecursionError:
+        raise json.JSONDecodeError(
+            f"lists or objects nested too deeply (Python reads at most about "
+            f"{sys.getrecursionlimit():,} levels; a baseline has 4)",
+            text,
+            0,
+        ) from None
 
 
 class StoredDoc(StoredCases, Protocol):
@@ -167,7 +180,7 @@ def read_cases(text: str, start: int, end: int, *, metrics: list[str]) -> CaseBl
             data = json.loads(
                 "{" + (part if last else part[:-1]) + "}", parse_constant=_reject_constant
             )
-        except ValueError:
+        except (ValueError, RecursionError):  # the full read says what is wrong
             return None
         if len(data) != len(chunk) or not _usual(data.values(), order):
             return None

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_ragcheck.baseline.document import BaselineDoc, NewerBaselineError
-from pytest_ragcheck.baseline.options import BaselineOptions
+from pytest_ragcheck.baseline.options import BASELINE_DIRNAME, BaselineOptions
 from pytest_ragcheck.common.errors import BaselineError
 from pytest_ragcheck.gate.against_baseline import compare_with_baseline
 from pytest_ragcheck.gate.checks import update_command
@@ -185,7 +185,7 @@ def decide_baseline(
         verdict.problems.append(
             f"No baseline stored for this test yet ({path}): run "
             f"`{update_command([nodeid] if nodeid else [])}` to record it, then commit the "
-            "__snapshots__/ folder."
+            f"{BASELINE_DIRNAME}/ folder."
         )
         # Not written: syrupy reports the snapshot as missing.
         return BaselineDecision(replace(base, status="missing"), current)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
+    "BASELINE_DIRNAME",
     "DEFAULT_MAX_HITS",
     "DEFAULT_PRECISION",
     "MAX_HITS_INI",
@@ -17,6 +18,10 @@ __all__ = [
     "BaselineOptions",
 ]
 
+#: The folder beside each test module that holds its baselines: one of their own, not syrupy's
+#: ``__snapshots__``, which a session without this plugin (``-p no:ragcheck``, or syrupy alone)
+#: scans and would empty under ``--snapshot-update``.
+BASELINE_DIRNAME = "__ragcheck__"
 #: ini key for the decimals kept in the file.
 PRECISION_INI = "ragcheck_baseline_precision"
 #: Decimals kept in the file (ini ``ragcheck_baseline_precision``).

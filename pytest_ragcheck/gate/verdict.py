@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pytest_ragcheck.answers.explain import answer_lines
+from pytest_ragcheck.baseline.options import BASELINE_DIRNAME
 from pytest_ragcheck.common.display import counted, format_value, shorten, shown_id, signed
 from pytest_ragcheck.gate.against_baseline import (
     BaselineComparison,
@@ -124,7 +125,7 @@ class Verdict:
             lines.append(
                 "If this change is intended, re-record this test's baseline: "
                 f"`{update_command([self.nodeid] if self.nodeid else [])}` "
-                "(and review the diff of __snapshots__/)."
+                f"(and review the diff of {BASELINE_DIRNAME}/)."
             )
         return "\n".join(lines)
 
@@ -198,9 +199,17 @@ _THREAD_BOUND = re.compile(r"same thread|another thread|different thread|not thr
 _CASES_PER_ERROR = 5
 
 
-def _retriever_errors(errors: Sequence[CaseResult], evaluated: int) -> str:
-    """Each distinct error once, with how many cases hit it and the first of them."""
-    if len(errors) == evaluated == 1:
+def _retriever_errors(errors: Sequence[CaseResult], evaluated: int, *, zero: bool = False) -> str:
+    """Each distinct error once, with how many cases hit it and the first of them; ``zero``:
+    every case failed under ``on_error="zero"``, which fails all the same."""
+    if zero:
+        which = "the only case" if evaluated == 1 else f"all {evaluated} cases"
+        head = (
+            f"The retriever failed on {which}: on_error='zero' scores a failed case 0, but a "
+            "run in which no retriever call succeeded measures nothing, so it fails and is "
+            "neither compared with nor recorded as the baseline. Fix the retriever and re-run:"
+        )
+    elif len(errors) == evaluated == 1:
         head = "The retriever failed on the only case; nothing could be evaluated:"
     elif len(errors) == evaluated:
         head = f"The retriever failed on all {evaluated} cases; no case could be evaluated:"
@@ -298,6 +307,10 @@ def check_floors(
     errors = result.errors
     if errors and settings.on_error == "fail":
         verdict.problems.append(_retriever_errors(errors, len(result.evaluated)))
+    elif errors and len(errors) == len(result.evaluated):
+        # Every metric is 0 because nothing was retrieved: recorded, such a run would make a
+        # broken retriever the baseline, and every later run with it still broken would pass.
+        verdict.problems.append(_retriever_errors(errors, len(result.evaluated), zero=True))
     elif errors:
         verdict.notes.append(
             f"{len(errors)} case(s) failed in the retriever and were scored 0 (on_error='zero')"

@@ -15,6 +15,7 @@ from typing import Any
 
 from pytest_ragcheck.common.display import shorten
 from pytest_ragcheck.common.errors import GoldenSetError, did_you_mean
+from pytest_ragcheck.common.input_files import open_regular
 from pytest_ragcheck.golden.build import CaseBuilder, problem_error
 from pytest_ragcheck.golden.files import display_path, jsonl_records, read_text, split_lines
 from pytest_ragcheck.golden.ids import as_id
@@ -51,7 +52,7 @@ def beir_files(folder: Path, split: str | None, display: str) -> BeirFiles:
     root_qrels = folder / "qrels.tsv"
     qdir = folder / "qrels"
     splits = sorted(p.stem for p in qdir.glob("*.tsv")) if qdir.is_dir() else []
-    if not (folder / "queries.jsonl").is_file() or not (root_qrels.is_file() or splits):
+    if not (folder / "queries.jsonl").exists() or not (root_qrels.exists() or splits):
         try:
             found = ", ".join(sorted(p.name for p in folder.iterdir())[:12]) or "nothing"
         except OSError:
@@ -69,7 +70,7 @@ def beir_files(folder: Path, split: str | None, display: str) -> BeirFiles:
                 f"{display}: no qrels for split {split!r}{did_you_mean(split, splits)}; "
                 f"available splits: {available}"
             )
-    elif root_qrels.is_file():
+    elif root_qrels.exists():  # read as a file: anything else is named as such
         qrels = root_qrels
     elif "test" in splits:
         qrels = qdir / "test.tsv"
@@ -166,7 +167,7 @@ def _parse_qrels(path: Path, display: str) -> tuple[dict[str, dict[str, int]], i
 def _count_lines(path: Path) -> int:
     count = 0
     last = b"\n"
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:  # found a regular file: still one, never a FIFO
         while chunk := handle.read(1 << 20):
             count += chunk.count(b"\n")
             last = chunk[-1:]

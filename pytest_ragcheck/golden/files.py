@@ -16,6 +16,7 @@ from typing import Any
 
 from pytest_ragcheck.common.errors import GoldenSetError, did_you_mean
 from pytest_ragcheck.common.escapes import utf8_writable
+from pytest_ragcheck.common.input_files import read_regular_bytes
 from pytest_ragcheck.common.json_keys import DuplicateKeyError, unique_keys
 from pytest_ragcheck.golden.build import CaseBuilder
 from pytest_ragcheck.golden.ids import IdError, as_id
@@ -41,9 +42,11 @@ def display_path(path: Path) -> str:
 
 
 def read_text(path: Path, display: str) -> str:
-    """The file as text (UTF-8, a BOM allowed); an unreadable file or byte names its line."""
+    """The file as text (UTF-8, a BOM allowed); an unreadable file or byte names its line.
+
+    Only a regular file is read: a FIFO would hold the session until it is killed."""
     try:
-        data = path.read_bytes()
+        data = read_regular_bytes(path)
     except OSError as exc:
         raise GoldenSetError(f"cannot read golden set {display}: {exc.strerror or exc}") from None
     try:

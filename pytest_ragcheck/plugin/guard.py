@@ -12,7 +12,8 @@ complete and pytest-ragcheck baseline files lie under its test paths, the guard 
 syrupy's own ``--snapshot-no-cleanup`` first: syrupy deletes nothing and its summary lists the
 snapshots it did not use as unused, not deleted. It also reads every such baseline file, and
 writes back, byte for byte, any that was deleted all the same (a syrupy without that option).
-A complete session keeps syrupy's behaviour (baselines of removed tests are deleted). The
+A complete session keeps syrupy's behaviour (baselines of removed tests are deleted), and
+removes the old copies of baselines moved out of ``__snapshots__/`` (``baseline_moves``). The
 guard runs where syrupy deletes: in a plain run, or on the pytest-xdist controller.
 """
 
@@ -25,6 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from pytest_ragcheck.baseline.moves import retire_legacy
+from pytest_ragcheck.baseline.options import BASELINE_DIRNAME
+from pytest_ragcheck.common.input_files import open_regular, read_regular_bytes
 
 __all__ = ["BaselineGuard", "is_baseline_file"]
 
@@ -47,7 +52,7 @@ _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", 
 
 
 def is_baseline_file(path: Path) -> bool:
-    """A pytest-ragcheck baseline: a ``.json`` file in a snapshot folder holding our marker.
+    """A pytest-ragcheck baseline: a regular ``.json`` file holding our marker.
 
     Keys are sorted, so ``"format"`` follows the ``"cases"`` block: in a large file it is near
     the end, and the end is read as well as the start.
@@ -55,7 +60,7 @@ def is_baseline_file(path: Path) -> bool:
     if path.suffix != ".json":
         return False
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:  # a FIFO would never answer
             head = handle.read(_PEEK)
             handle.seek(max(0, handle.seek(0, os.SEEK_END) - _PEEK))
             tail = handle.read(_PEEK)
@@ -148,6 +153,11 @@ class BaselineGuard:
     ) -> Generator[None, None, None]:
         reason = self.incomplete_reason(session, exitstatus) if self._updating() else ""
         saved = dict(self._read_baselines(session)) if reason else {}
+        if self._updating():
+            # Old baselines copied to __ragcheck__/ (by this run or an earlier one) go before
+            # syrupy's clean-up, which would list them as unknown snapshots it deleted.
+            legacy = _snapshot_folders(_search_roots(session), {_legacy_dirname(self.config)})
+            self.messages.extend(retire_legacy(legacy, self.config.rootpath, reason=reason))
         option = self.config.option
         cleanup_off = bool(saved) and not getattr(option, "no_cleanup", False)
         if cleanup_off:
@@ -158,11 +168,10 @@ class BaselineGuard:
             yield
         except OSError as exc:
             # syrupy could not delete a stale snapshot (a read-only folder): say so plainly
-            # instead of a traceback, and let the run end with its own outcome.
-            self.messages.append(
-                f"syrupy could not remove an unused snapshot: {type(exc).__name__}: {exc}; "
-                "make the __snapshots__ folder writable, or delete the stale file yourself"
-            )
+            # instead of a traceback, and let the run end with its own outcome. Its summary
+            # (made later) would call every unused snapshot deleted: it says "unused" instead.
+            option.no_cleanup = True
+            self.messages.append(_removal_failed(self.config, exc))
             if self.finish is not None:
                 self.finish(session, exitstatus)
         except KeyboardInterrupt:
@@ -203,14 +212,42 @@ class BaselineGuard:
             terminalreporter.write_line(f"ragcheck: {message}", yellow=True)
 
     def _read_baselines(self, session: pytest.Session) -> Iterator[tuple[Path, bytes]]:
-        dirname = str(getattr(self.config.option, "snapshot_dirname", None) or "__snapshots__")
-        for folder in _snapshot_folders(_search_roots(session), dirname):
+        names = {BASELINE_DIRNAME, _legacy_dirname(self.config)}
+        for folder in _snapshot_folders(_search_roots(session), names):
             for path in sorted(folder.rglob("*.json")):
                 if is_baseline_file(path):
                     try:
-                        yield path, path.read_bytes()
+                        yield path, read_regular_bytes(path)
                     except OSError:
                         continue
+
+
+def _legacy_dirname(config: pytest.Config) -> str:
+    """syrupy's own snapshot folder: where earlier versions kept the baselines."""
+    return str(getattr(config.option, "snapshot_dirname", None) or "__snapshots__")
+
+
+def _removal_failed(config: pytest.Config, exc: OSError) -> str:
+    """What syrupy's failed clean-up did and did not remove (it stops at the first error)."""
+    where = Path(exc.filename).parent if isinstance(exc.filename, str) else None
+    folder = f"make {_display(where, config.rootpath)}/ writable" if where else "fix that"
+    done = ""
+    try:  # syrupy's report of this session: the files its clean-up meant to remove
+        unused = [Path(c.location) for c in config._syrupy.report.unused]  # type: ignore[attr-defined]
+        removed = [p for p in unused if not p.exists()]
+        shown = ", ".join(_display(p, config.rootpath) for p in removed[:5])
+        done = (
+            f" It removed {len(removed)} of the {len(unused)} unused file(s) first ({shown})."
+            if removed
+            else f" None of the {len(unused)} unused file(s) was removed."
+        )
+    except Exception:  # no report to read: say only what is certain
+        pass
+    return (
+        f"syrupy could not remove an unused snapshot: {type(exc).__name__}: {exc}.{done} "
+        f"To remove it, {folder} and re-run --snapshot-update, or delete the stale file "
+        "yourself"
+    )
 
 
 def _drop_unfinished_syrupy(config: pytest.Config) -> None:
@@ -235,11 +272,11 @@ def _search_roots(session: pytest.Session) -> list[Path]:
     return roots or [Path(config.rootpath)]
 
 
-def _snapshot_folders(roots: list[Path], dirname: str) -> Iterator[Path]:
+def _snapshot_folders(roots: list[Path], names: set[str]) -> Iterator[Path]:
     seen: set[Path] = set()
     for root in roots:
         for current, dirs, _ in os.walk(root):
-            if Path(current).name == dirname:
+            if Path(current).name in names:
                 folder = Path(current)
                 if folder not in seen:
                     seen.add(folder)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pytest_ragcheck.plugin.outputs import Inputs
 
 __all__ = [
+    "COLLECTED_MODULES",
     "INPUTS",
     "ITEM_COMPARISONS",
     "ITEM_RECORDS",
@@ -36,6 +37,10 @@ ITEM_RECORDS = pytest.StashKey[list[dict[str, Any]]]()
 SESSION_RECORDS = pytest.StashKey[list[dict[str, Any]]]()
 #: ``ragcheck.compare(...)`` tables of one test item (JSON data, travels like the records).
 ITEM_COMPARISONS = pytest.StashKey[list[dict[str, Any]]]()
+
+#: The test modules this process collected (``os.path.normcase`` of their paths): a module
+#: that exists but was left out (``--ignore``) still owns its baselines.
+COLLECTED_MODULES = pytest.StashKey[set[str]]()
 
 #: The session's options, read and validated once in ``pytest_configure``.
 OPTIONS: pytest.StashKey[RagcheckOptions] = pytest.StashKey()

@@ -13,11 +13,12 @@ has a test that stores a baseline.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_ragcheck.plugin.items import marker_kwargs
+from pytest_ragcheck.plugin.items import COLLECTED_MODULES, marker_kwargs
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -39,6 +40,13 @@ class BaselineOwners:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+
+    def pytest_collectstart(self, collector: pytest.Collector) -> None:
+        # What syrupy's discovery of our folder needs (``RagcheckSnapshotExtension``): which
+        # test modules were collected, so that one left out keeps its baselines.
+        if isinstance(collector, pytest.Module):
+            modules = self.config.stash.setdefault(COLLECTED_MODULES, set())
+            modules.add(os.path.normcase(collector.path))
 
     # A wrapper run first: it sees the tests as collected, before any plugin reorders
     # (pytest-randomly) or deselects (``-k``) them.
@@ -73,7 +81,7 @@ def decide(config: pytest.Config, items: list[pytest.Item]) -> None:
     index = snapshot_index(1)
     for item in stores:
         try:  # the same location syrupy's assertion gives the test when it runs
-            location = RagcheckSnapshotExtension.get_location(
+            location = RagcheckSnapshotExtension.own_location(
                 test_location=PyTestLocation(item), index=index
             )
         except Exception:  # not a plain test function: decided when it runs, as before

@@ -1,4 +1,4 @@
-"""Baselines stored with syrupy: one JSON file per test under ``__snapshots__/``.
+"""Baselines stored with syrupy: one JSON file per test under ``__ragcheck__/``.
 
 syrupy owns the file's life-cycle (where it lives, ``--snapshot-update``, unused-snapshot
 cleanup, pytest-xdist); pytest-ragcheck owns what is in it (``baseline.document``), its name
@@ -26,7 +26,10 @@ from pytest_ragcheck.common.errors import BaselineError
 from pytest_ragcheck.plugin.owners import claim
 from pytest_ragcheck.plugin.snapshot_files import (
     RagcheckSnapshotExtension,
+    copy_baseline,
     forget_reads,
+    legacy_location,
+    read_from,
     safe_file_stem,
     snapshot_index,
 )
@@ -76,21 +79,27 @@ def check_baseline(
     call = item.stash.get(_CALLS, 0) + 1
     item.stash[_CALLS] = call
     index = snapshot_index(call)
-    location = _location(assertion, index)
+    own, location = _find(assertion, index)
     path = _display_path(location, Path(config.rootpath))
     try:  # the file read last is let go once syrupy has read it again (or not at all)
-        decision = decide_baseline(
-            stored_text=_read(assertion, location, index),
-            path=path,
-            result=result,
-            settings=settings,
-            options=options,
-            verdict=verdict,
-            update=bool(assertion.update_snapshots),
-            update_new_only=bool(assertion.update_new_snapshots_only),
-            shared_with=claim(config, location, item),
-            nodeid=item.nodeid,
-        )
+        stored = _read(assertion, location, index)
+        try:
+            decision = decide_baseline(
+                stored_text=stored,
+                path=path,
+                result=result,
+                settings=settings,
+                options=options,
+                verdict=verdict,
+                update=bool(assertion.update_snapshots),
+                update_new_only=bool(assertion.update_new_snapshots_only),
+                shared_with=claim(config, own, item),
+                nodeid=item.nodeid,
+            )
+        except Exception:  # a bug must not cost the baseline: it stays as it is, and is used
+            if stored is not None:
+                _assert(assertion, index, StoredText(stored))
+            raise
         if decision.to_assert is not None:
             error = _assert(assertion, index, decision.to_assert)
             if error is not None:
@@ -122,7 +131,7 @@ def keep_baselines(item: pytest.Item) -> int:
         first = item.stash.get(_CALLS, 0) + 1
         for call in range(first, first + _MAX_PER_TEST):
             index = snapshot_index(call)
-            text = _read(assertion, _location(assertion, index), index)
+            text = _read(assertion, _find(assertion, index)[1], index)
             if text is None:
                 break
             _assert(assertion, index, StoredText(text))
@@ -134,25 +143,28 @@ def keep_baselines(item: pytest.Item) -> int:
 
 
 def _assertion(request: pytest.FixtureRequest) -> Any:
-    """The test's syrupy assertion with the ragcheck extension, from syrupy's fixture."""
+    """The test's syrupy assertion with the ragcheck extension.
+
+    Made here rather than from syrupy's ``snapshot`` fixture: that one registers an assertion
+    of syrupy's default extension too, whose scan of ``__snapshots__/`` counts every file it
+    does not own there as unused.
+    """
     item = request.node
     assertion = item.stash.get(_ASSERTION, None)
     if assertion is None:
-        try:
-            snapshot = request.getfixturevalue("snapshot")
-        except pytest.FixtureLookupError:
+        assertion = _assertion_for_item(item)
+        if assertion is None:
             raise BaselineError(
-                "baselines are stored with syrupy, but its `snapshot` fixture is not available "
-                "(is syrupy installed, and not disabled with `-p no:syrupy`?); "
-                "pass baseline=False to run without a baseline"
-            ) from None
-        assertion = snapshot.use_extension(RagcheckSnapshotExtension)
+                "baselines are stored with syrupy, but it is not active (is syrupy installed, "
+                "and not disabled with `-p no:syrupy`?); pass baseline=False to run without "
+                "a baseline"
+            )
         item.stash[_ASSERTION] = assertion
     return assertion
 
 
 def _assertion_for_item(item: pytest.Item) -> Any:
-    """A syrupy assertion for ``item`` outside the fixture call (after a crash)."""
+    """A syrupy assertion of ``item`` with the ragcheck extension (None without syrupy)."""
     session = _syrupy_session(item.config)
     if session is None:
         return None
@@ -173,15 +185,35 @@ def _assertion_for_item(item: pytest.Item) -> Any:
 def _syrupy_session(config: pytest.Config) -> Any:
     """syrupy's session (None when syrupy is disabled), read from syrupy's private attribute.
 
-    syrupy (5.5 to 7) makes its session public only through the ``snapshot`` fixture, and a
-    test that crashed before its ragcheck call never requested it (after a failed module or
-    fixture setup it cannot run at all); syrupy's own fixture reads this same attribute.
+    syrupy (5.5 to 7) makes its session public only through the ``snapshot`` fixture (see
+    :func:`_assertion` for why it is not used), which reads this same attribute.
     """
     return getattr(config, "_syrupy", None)
 
 
-def _location(assertion: Any, index: str) -> str:
-    return str(assertion.extension.get_location(test_location=assertion.test_location, index=index))
+def _find(assertion: Any, index: str) -> tuple[str, str]:
+    """The baseline's own location, and the file syrupy reads and asserts for it.
+
+    A baseline an earlier version kept in ``__snapshots__/`` is copied to its own location
+    under ``--snapshot-update`` (the guard removes the old file once a complete session has
+    the copy); in any other run, or when it cannot be copied, it is used where it is.
+    """
+    extension = assertion.extension
+    own = str(extension.own_location(test_location=assertion.test_location, index=index))
+    read_from(own, None)
+    if os.path.lexists(own):
+        return own, own
+    legacy = legacy_location(assertion.test_location, index)
+    if not os.path.lexists(legacy):
+        return own, own
+    if assertion.update_snapshots:
+        try:
+            copy_baseline(legacy, Path(own))
+            return own, own
+        except OSError:  # not a regular file, unreadable: the check says what is wrong
+            pass
+    read_from(own, legacy)
+    return own, str(legacy)
 
 
 def _display_path(location: str, rootpath: Path) -> str:

@@ -242,10 +242,33 @@ def render_summary(
     comparisons = len(document.get("comparisons") or [])
     if tests or comparisons:
         lines.append([(_counts(tests, comparisons), {"bold": markup})])
+    lines.extend([(text, {"yellow": True} if markup else {})] for text in _error_warnings(tests))
     incomplete = (document.get("run") or {}).get("incomplete")
     if incomplete:
         text = f"ragcheck: incomplete run: {incomplete}; only the tests that ran are listed"
         lines.append([(text, {"yellow": True} if markup else {})])
+    return lines
+
+
+def _error_warnings(tests: Sequence[Mapping[str, Any]]) -> list[str]:
+    """A line for each test whose retriever failed on most of its cases: under
+    ``on_error="zero"`` such a run passes, and its table alone would not say why it scored."""
+    lines = []
+    for test in tests:
+        errors, ran = test.get("n_errors") or 0, test["n_cases"] - (test.get("n_skipped") or 0)
+        if 2 * errors <= ran:
+            continue
+        zero = (test.get("config") or {}).get("on_error") == "zero"
+        lines.append(
+            f"ragcheck: warning: {test['nodeid']}: the retriever failed on {errors} of {ran} "
+            "cases"
+            + (
+                " (scored 0, on_error='zero'): its metrics measure the failures more than the "
+                "retriever"
+                if zero
+                else ""
+            )
+        )
     return lines
 
 

@@ -39,7 +39,7 @@ class _Interrupted:
 
 def _open_interrupted(file, mode="r", *args, **kwargs):
     handle = _open(file, mode, *args, **kwargs)
-    if "__snapshots__" in str(file) and ("w" in mode or "x" in mode):
+    if "__ragcheck__" in str(file) and ("w" in mode or "x" in mode):
         return _Interrupted(handle)
     return handle
 
@@ -62,7 +62,7 @@ def test_ctrl_c_while_a_baseline_is_written_keeps_the_old_one(
     result = suite.run_subprocess("--snapshot-update", "-p", "no:xdist")
     assert result.ret == pytest.ExitCode.INTERRUPTED, Suite.text(result)
     assert suite.snapshots() == before  # not emptied, not cut short
-    assert list((suite.path / "__snapshots__").rglob(".*.tmp")) == []  # nothing left beside it
+    assert list((suite.path / "__ragcheck__").rglob(".*.tmp")) == []  # nothing left beside it
     monkeypatch.delenv("RAGCHECK_TEST_CTRL_C")
     again = suite.run()  # the old baseline is read and compared: WORSE regressed
     again.assert_outcomes(failed=1)

@@ -57,7 +57,7 @@ DAMAGE: dict[str, tuple[Callable[[str], str], str]] = {
 
 
 def _path(root: Path, name: str) -> Path:
-    return root / f"__snapshots__/test_{name}/test_{name}[ragcheck].json"
+    return root / f"__ragcheck__/test_{name}/test_{name}[ragcheck].json"
 
 
 # Not about processes: pytest-xdist is covered by
@@ -79,7 +79,7 @@ def test_damaged_baselines_fail_clearly_and_update_repairs_them(suite, run_mode)
     result.assert_outcomes(failed=len(DAMAGE))
     text = suite.text(result)
     for name, (_, expected) in DAMAGE.items():
-        where = f"__snapshots__/test_{name}/test_{name}[ragcheck].json"
+        where = f"__ragcheck__/test_{name}/test_{name}[ragcheck].json"
         assert f"{where}: {expected}" in text, name
     assert text.count("Fix the file, or re-run with --snapshot-update") == len(DAMAGE) - 1
     assert "or delete the file and re-run with --snapshot-update" in text
@@ -102,7 +102,7 @@ def test_crlf_checkout_still_matches(suite, run_mode) -> None:
     """A baseline checked out with Windows line endings compares equal and is left alone."""
     suite.make(_module("crlf"))
     suite.update_baselines().assert_outcomes(passed=1)
-    path = suite.path / "__snapshots__/test_rag/test_crlf[ragcheck].json"
+    path = suite.path / "__ragcheck__/test_rag/test_crlf[ragcheck].json"
     crlf = path.read_bytes().replace(b"\n", b"\r\n")
     path.write_bytes(crlf)
     result = suite.run("--snapshot-update", *run_mode)

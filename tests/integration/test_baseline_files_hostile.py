@@ -6,13 +6,20 @@ Each test runs real pytest sessions on a small project and checks what the user 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import stat
+import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from harness import SERIAL_ONLY, Suite, ragcheck_module
 from judge_fixtures import JUDGE_MODEL
 
-SNAPSHOT = "__snapshots__/test_rag/test_rag[ragcheck].json"
+SNAPSHOT = "__ragcheck__/test_rag/test_rag[ragcheck].json"
 
 
 def _flat(suite: Suite, result: object) -> str:
@@ -106,9 +113,7 @@ def test_a_hand_edited_value_no_metric_can_have_is_a_damaged_file(suite, run_mod
     for name in OUT_OF_RANGE:
         suite.test(ragcheck_module('"golden.jsonl", k=5', function=f"test_{name}"), f"test_{name}")
     suite.update_baselines().assert_outcomes(passed=len(OUT_OF_RANGE))
-    paths = {
-        n: suite.path / f"__snapshots__/test_{n}/test_{n}[ragcheck].json" for n in OUT_OF_RANGE
-    }
+    paths = {n: suite.path / f"__ragcheck__/test_{n}/test_{n}[ragcheck].json" for n in OUT_OF_RANGE}
     good = {name: path.read_text("utf-8") for name, path in paths.items()}
     for name, (edit, _) in OUT_OF_RANGE.items():
         edited = edit(good[name])
@@ -119,7 +124,7 @@ def test_a_hand_edited_value_no_metric_can_have_is_a_damaged_file(suite, run_mod
     result.assert_outcomes(failed=len(OUT_OF_RANGE))
     text = _flat(suite, result)
     for name, (_, expected) in OUT_OF_RANGE.items():
-        assert f"__snapshots__/test_{name}/test_{name}[ragcheck].json: {expected}" in text, name
+        assert f"__ragcheck__/test_{name}/test_{name}[ragcheck].json: {expected}" in text, name
     assert text.count("Fix the file, or re-run with --snapshot-update") == len(OUT_OF_RANGE)
     suite.assert_clean(result)
 
@@ -233,7 +238,7 @@ def test_a_baseline_with_a_case_the_judge_abstained_on_is_read_back(suite, judge
         f"--ragcheck-judge-api-base={judge_server.url}",
     ]
     suite.update_baselines(None, *judge).assert_outcomes(passed=1)
-    stored = suite.read_json("__snapshots__/test_rag/test_judge[ragcheck].json")
+    stored = suite.read_json("__ragcheck__/test_rag/test_judge[ragcheck].json")
     assert stored["cases"]["q2"]["values"] == {"mrr@5": 1.0}  # no llm_relevancy@5 for q2
 
     result = suite.run(*judge)
@@ -282,3 +287,79 @@ def test_a_baseline_saved_as_utf16_is_read(suite, run_mode) -> None:
     assert "Baseline cannot be read" not in _flat(suite, worse)
     suite.run("--snapshot-update", *run_mode).assert_outcomes(passed=1)
     assert path.read_bytes().startswith(b"{")  # re-recorded as UTF-8
+
+
+# Not about processes: reading a stored file is the same in every worker.
+@SERIAL_ONLY
+def test_a_baseline_nested_too_deeply_is_a_damaged_file(suite, run_mode) -> None:
+    """50,000 nested lists raised RecursionError through the plugin's frames, and
+    --snapshot-update, the documented repair, crashed the same way (and lost the file)."""
+    suite.make(ragcheck_module('"golden.jsonl", k=5'))
+    recorded = _record(suite, suite.PERFECT)
+    path: Path = suite.path / SNAPSHOT
+    deep = "[" * 50_000 + "]" * 50_000
+    one_case = recorded.replace('"hits": ["a", "x"]', f'"hits": {deep}', 1)  # chunked read
+    assert one_case != recorded
+    for text in (deep + "\n", one_case):
+        path.write_text(text, "utf-8")
+        result = suite.run(*run_mode)
+        result.assert_outcomes(failed=1)
+        flat = _flat(suite, result)
+        assert f"Baseline cannot be read: {SNAPSHOT}: not valid JSON" in flat, flat
+        assert "lists or objects nested too deeply" in flat
+        assert "Fix the file, or re-run with --snapshot-update" in flat
+        assert "RecursionError" not in flat
+        suite.assert_clean(result)
+        assert path.read_text("utf-8") == text
+
+        result = suite.run("--snapshot-update", *run_mode)
+        result.assert_outcomes(passed=1)
+        assert path.read_text("utf-8") == recorded
+
+
+POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="POSIX FIFOs")
+
+
+@contextlib.contextmanager
+def unblocked_after(fifo: Path, *, seconds: float) -> Iterator[None]:
+    """Open ``fifo`` for writing (and close it) after ``seconds``: a reader waiting on it then
+    reads nothing and goes on, so code that waits on the FIFO fails the test, not hangs it."""
+
+    def writer() -> None:
+        with contextlib.suppress(OSError):  # no reader: nothing waits
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+    timer = threading.Timer(seconds, writer)
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+@SERIAL_ONLY
+@POSIX_ONLY
+def test_a_fifo_in_place_of_a_baseline_is_named_not_waited_on(suite, run_mode) -> None:
+    """Opening a FIFO for reading waits for a writer: the session hung until killed."""
+    suite.make(ragcheck_module('"golden.jsonl", k=5'))
+    path: Path = suite.path / SNAPSHOT
+    for recorded in (False, True):
+        if recorded:  # an old baseline's place too (__snapshots__/, read before it is moved)
+            path.unlink()
+            path = suite.path / SNAPSHOT.replace("__ragcheck__", "__snapshots__")
+            path.parent.mkdir(parents=True, exist_ok=True)
+        else:
+            path.parent.mkdir(parents=True)
+        os.mkfifo(path)
+        for args in ([], ["--snapshot-update"]):
+            with unblocked_after(path, seconds=30):  # a hang becomes a failure
+                result = suite.run(*args)
+            result.assert_outcomes(failed=1)
+            flat = _flat(suite, result)
+            shown = path.relative_to(suite.path).as_posix()
+            assert (
+                f"Baseline cannot be read: {shown}: not a regular file: it is a FIFO (named "
+                "pipe); the file was left as it is" in flat
+            ), flat
+            suite.assert_clean(result)
+            assert stat.S_ISFIFO(path.stat().st_mode)

@@ -75,7 +75,7 @@ def test_second(ragcheck, retriever):
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and permissions")
 
 BASELINES = {
-    f"__snapshots__/test_rag_{n}/test_{name}[ragcheck].json"
+    f"__ragcheck__/test_rag_{n}/test_{name}[ragcheck].json"
     for n in (1, 2)
     for name in ("first", "second")
 }
@@ -148,10 +148,13 @@ def test_an_incomplete_session_deletes_no_baseline(suite, run_mode, monkeypatch)
 
 @SERIAL_ONLY
 def test_without_the_guard_syrupy_would_delete_them(suite, run_mode, monkeypatch) -> None:
-    """The control: the guard is what keeps the files (not luck or a selection rule)."""
+    """The control: the guard is what keeps the files (not luck or a selection rule). The
+    failure comes after a ragcheck test ran, so that syrupy scans the baselines' folder."""
     recorded = guarded_project(suite)
+    suite.test(UNRELATED, name="test_rag_1z")
     monkeypatch.setenv("RAGCHECK_TEST_FAIL", "1")
-    result = suite.run("--snapshot-update", "-x", "-p", "no:ragcheck-baseline-guard", *run_mode)
+    args = ("--snapshot-update", "-x", "-p", "no:randomly", "-p", "no:ragcheck-baseline-guard")
+    result = suite.run(*args, "--deselect", "test_a_unrelated.py::test_unrelated", *run_mode)
     assert set(suite.snapshots()) < set(recorded), suite.text(result)
 
 
@@ -193,7 +196,7 @@ def test_ctrl_c_deletes_no_baseline(suite, run_mode, monkeypatch) -> None:
         assert "ragcheck: --snapshot-update deleted no unused snapshot, because the session" in text
 
 
-STALE = "__snapshots__/test_rag_2/test_second[ragcheck].json"
+STALE = "__ragcheck__/test_rag_2/test_second[ragcheck].json"
 
 
 def _remove_test_second(suite: Suite) -> None:
@@ -208,7 +211,18 @@ def _assert_stale_file_message(
         "ragcheck: syrupy could not remove an unused snapshot: PermissionError: "
         "[Errno 13] Permission denied"
     ) in text, text
-    assert "make the __snapshots__ folder writable, or delete the stale file yourself" in text
+    assert (
+        "None of the 1 unused file(s) was removed. To remove it, make __ragcheck__/test_rag_2/ "
+        "writable and re-run --snapshot-update, or delete the stale file yourself"
+    ) in text
+    # syrupy's summary does not claim the deletion that did not happen
+    summary = text.split("snapshot report summary", 1)[1]
+    assert "1 snapshot unused." in summary, text
+    assert (
+        "Unused test_second[ragcheck] (__ragcheck__/test_rag_2/test_second[ragcheck].json)"
+        in summary
+    )
+    assert "deleted" not in summary.lower(), text
     suite.assert_clean(result)
     assert suite.snapshots() == recorded  # nothing lost, the stale file included
     assert suite.read_json("report.json")["tests"], "the report was not written"
@@ -295,8 +309,8 @@ def test_a_test_that_passes_without_a_call_keeps_its_baseline(suite, run_mode, m
     suite.test(EARLY_RETURN)
     suite.update_baselines().assert_outcomes(passed=2)
     recorded = suite.snapshots()
-    first = "__snapshots__/test_rag/test_first[ragcheck].json"
-    second_call = "__snapshots__/test_rag/test_second[ragcheck-2].json"
+    first = "__ragcheck__/test_rag/test_first[ragcheck].json"
+    second_call = "__ragcheck__/test_rag/test_second[ragcheck-2].json"
     assert {first, second_call} < set(recorded)
 
     monkeypatch.setenv("RAGCHECK_TEST_NO_CALL", "1")

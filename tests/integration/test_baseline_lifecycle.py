@@ -34,10 +34,10 @@ class TestVariants:
         ragcheck(retriever)
 """
 
-FAQ = Path("__snapshots__/test_rag/test_faq[ragcheck].json")
-PLAIN = Path("__snapshots__/test_rag/TestVariants.test_variant[plain][ragcheck].json")
+FAQ = Path("__ragcheck__/test_rag/test_faq[ragcheck].json")
+PLAIN = Path("__ragcheck__/test_rag/TestVariants.test_variant[plain][ragcheck].json")
 ODD = Path(
-    "__snapshots__/test_rag/TestVariants.test_variant[odd%3Aname%2Fwith space][ragcheck].json"
+    "__ragcheck__/test_rag/TestVariants.test_variant[odd%3Aname%2Fwith space][ragcheck].json"
 )
 
 
@@ -53,7 +53,7 @@ def test_baseline_life_cycle(suite, run_mode: list[str]) -> None:
         'run `pytest "test_rag.py::test_faq" --snapshot-update` to record it' in text
     )
     suite.assert_clean(result)
-    assert not (suite.path / "__snapshots__").exists()
+    assert not (suite.path / "__ragcheck__").exists()
 
     # 2. --snapshot-update creates one file per test, with stable, file-system-safe names.
     result = suite.run("--snapshot-update", *run_mode)

@@ -31,7 +31,7 @@ def test_scale(ragcheck):
     ragcheck(retriever)
 """
 
-FILE = Path("__snapshots__/test_rag/test_scale[ragcheck].json")
+FILE = Path("__ragcheck__/test_rag/test_scale[ragcheck].json")
 
 
 def _cases() -> list[dict[str, object]]:

@@ -10,7 +10,7 @@ import json
 import pytest
 from harness import SERIAL_ONLY, Suite, ragcheck_module
 
-SNAPSHOT = "__snapshots__/test_rag/test_rag[ragcheck].json"
+SNAPSHOT = "__ragcheck__/test_rag/test_rag[ragcheck].json"
 
 
 def _flat(suite: Suite, result: object) -> str:
@@ -173,7 +173,7 @@ def test_every_re_record_hint_names_the_test(suite, run_mode) -> None:
     assert "baseline not comparable: no metric is shared with the baseline" in text
     assert f"to record a new baseline ({command}, and review the diff)" in text
 
-    (suite.path / "__snapshots__/test_rag/test_faq[ragcheck].json").write_text("{", "utf-8")
+    (suite.path / "__ragcheck__/test_rag/test_faq[ragcheck].json").write_text("{", "utf-8")
     result = suite.run(*run_mode)
     result.assert_outcomes(failed=1)
     text = _flat(suite, result)
@@ -213,7 +213,7 @@ def test_a_baseline_the_system_cannot_read_is_not_called_invalid_json(suite, run
         result.assert_outcomes(failed=1)
         text = _flat(suite, result)
         assert (
-            f"Baseline cannot be read: {SNAPSHOT}: IsADirectoryError: Is a directory; "
+            f"Baseline cannot be read: {SNAPSHOT}: not a regular file: it is a folder; "
             "the file was left as it is"
         ) in text
         assert "not valid JSON" not in text

@@ -3,7 +3,11 @@ never with a traceback from inside the plugin."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import sys
+import threading
 
 import pytest
 from harness import SERIAL_ONLY, ragcheck_module
@@ -108,3 +112,33 @@ def test_case_without_relevance_for_rank_metrics(suite):
     text = suite.text(result)
     assert "1 case(s) have no relevant document" in text
     assert "'q9'" in text
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX FIFOs")
+@pytest.mark.parametrize("name", ["golden.jsonl", "golden.json", "beir/queries.jsonl"])
+def test_a_fifo_as_the_golden_set_is_named_not_waited_on(suite, name):
+    """Opening a FIFO for reading waits for a writer: the session hung until killed."""
+    if name.startswith("beir/"):
+        suite.write("beir/qrels.tsv", "query-id\tcorpus-id\tscore\nq1\ta\t1\n")
+    path = suite.path / name
+    path.parent.mkdir(exist_ok=True)
+    os.mkfifo(path)
+    suite.retriever()
+    suite.test(_module(name.split("/")[0]))
+    timer = threading.Timer(30, _unblock, [path])  # a hang becomes a failure
+    timer.start()
+    try:
+        result = suite.run()
+    finally:
+        timer.cancel()
+    result.assert_outcomes(passed=1, failed=1)
+    text = " ".join(suite.text(result).split())
+    assert (
+        f"cannot read golden set {name}: not a regular file: it is a FIFO (named pipe)" in text
+    ), text
+    suite.assert_clean(result)
+
+
+def _unblock(fifo) -> None:
+    with contextlib.suppress(OSError):  # no reader: nothing waits
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))

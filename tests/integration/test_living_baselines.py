@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from harness import SERIAL_ONLY, Suite, ragcheck_module
 
-SNAPSHOT = "__snapshots__/test_rag/test_faq[ragcheck].json"
+SNAPSHOT = "__ragcheck__/test_rag/test_faq[ragcheck].json"
 HINT = 'If this change is intended, re-record this test\'s baseline: `pytest "test_rag.py::test_faq" --snapshot-update`'
 
 
@@ -108,7 +108,7 @@ def test_a_growing_golden_set_keeps_its_regression_check(suite, run_mode) -> Non
             "Golden set changed since the baseline: 5 added (q11, q12, q13, q14, q15); "
             "compared on the 10 shared case(s).",
             "",
-            HINT + " (and review the diff of __snapshots__/).",
+            HINT + " (and review the diff of __ragcheck__/).",
         ]
     )
     assert "FAILED test_rag.py::test_faq - Failed: mrr@3 regressed 1.000 → 0.500" in text

@@ -83,7 +83,7 @@ def test_the_first_collected_test_owns_the_name(suite: Suite, mode: list[str]) -
     if mode:
         assert _workers(text) == {"gw0", "gw1"}, text  # one test on each worker
     _told(text, "test_rag.py::test_Search", "test_rag.py::test_search")
-    files = sorted(p.name for p in Path(suite.path, "__snapshots__").rglob("*.json"))
+    files = sorted(p.name for p in Path(suite.path, "__ragcheck__").rglob("*.json"))
     assert files == ["test_Search[ragcheck].json"]
 
     again = suite.run("-v", *mode)  # the owner compares with its own baseline; still told
@@ -104,9 +104,9 @@ def test_modules_differing_only_in_case(suite: Suite, mode: list[str]) -> None:
         assert _workers(text) == {"gw0", "gw1"}, text
     _told(text, "test_A.py::test_rag", "test_a.py::test_rag")
     files = sorted(
-        p.relative_to(suite.path).as_posix() for p in suite.path.rglob("__snapshots__/*/*.json")
+        p.relative_to(suite.path).as_posix() for p in suite.path.rglob("__ragcheck__/*/*.json")
     )
-    assert files == ["__snapshots__/test_A/test_rag[ragcheck].json"]
+    assert files == ["__ragcheck__/test_A/test_rag[ragcheck].json"]
 
 
 def test_run_order_does_not_change_the_owner(suite: Suite) -> None:
@@ -132,5 +132,5 @@ def test_tests_renamed_after_collection_keep_their_owner(suite: Suite) -> None:
     text = suite.text(result)
     assert "test_rag.py::test_Search@renamed PASSED" in text, text
     _told(text, "test_rag.py::test_Search", "test_rag.py::test_search")
-    files = sorted(p.name for p in Path(suite.path, "__snapshots__").rglob("*.json"))
+    files = sorted(p.name for p in Path(suite.path, "__ragcheck__").rglob("*.json"))
     assert files == ["test_Search[ragcheck].json"]

@@ -8,7 +8,6 @@ and tests that were skipped, failed or xfailed, are left alone.
 from __future__ import annotations
 
 import re
-from importlib.metadata import version
 
 from harness import Suite, ragcheck_module
 
@@ -184,16 +183,18 @@ def test_an_incomplete_update_lets_syrupy_delete_nothing(suite: Suite, run_mode)
     suite.make(BASELINED)
     suite.update_baselines().assert_outcomes(passed=2)
     unrelated = suite.test("def test_first():\n    assert False\n", name="test_a")  # runs first
-    files = sorted((suite.path / "__snapshots__").rglob("*.json"))
+    files = sorted((suite.path / "__ragcheck__").rglob("*.json"))
     assert len(files) == 2
     before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in files}
 
     result = suite.run("--snapshot-update", "-x", "-p", "no:randomly", *run_mode)
     text = suite.text(result)
     assert {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in files} == before, text
-    # syrupy 5 prints no summary of a session that stopped early
+    # syrupy prints no summary when no snapshot was asserted (the baselines are in a folder
+    # of their own, which syrupy's default extension does not scan), nor syrupy 5 of a
+    # session that stopped early
     printed = "snapshot report summary" in text
-    assert printed or version("syrupy").startswith("5."), text
+    assert "--snapshot-update deleted no unused snapshot, because the session" in text
     snapshot_summary = text.split("snapshot report summary", 1)[-1] if printed else ""
     assert "deleted" not in snapshot_summary, text
     assert "Deleted" not in snapshot_summary, text

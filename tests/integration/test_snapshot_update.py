@@ -68,15 +68,15 @@ CRASHING = {
 
 #: Baselines of evaluations that never ran in the crashing run.
 PROTECTED = {
-    "__snapshots__/test_call_crash/test_call[ragcheck].json",
-    "__snapshots__/test_setup_crash/test_setup[ragcheck].json",
-    "__snapshots__/test_module_crash/test_module[ragcheck].json",
-    "__snapshots__/test_between_calls/test_twice[ragcheck-2].json",
+    "__ragcheck__/test_call_crash/test_call[ragcheck].json",
+    "__ragcheck__/test_setup_crash/test_setup[ragcheck].json",
+    "__ragcheck__/test_module_crash/test_module[ragcheck].json",
+    "__ragcheck__/test_between_calls/test_twice[ragcheck-2].json",
 }
 #: Baselines of evaluations that did run (and are re-recorded).
 UPDATED = {
-    "__snapshots__/test_between_calls/test_twice[ragcheck].json",
-    "__snapshots__/test_fine/test_fine[ragcheck].json",
+    "__ragcheck__/test_between_calls/test_twice[ragcheck].json",
+    "__ragcheck__/test_fine/test_fine[ragcheck].json",
 }
 
 
@@ -128,10 +128,10 @@ def test_without_the_protection_syrupy_would_delete_them(suite, run_mode, monkey
     assert "deleted" in suite.text(result).lower()
     lost = set(created) - set(after)
     assert lost >= {
-        "__snapshots__/test_call_crash/test_call[ragcheck].json",
-        "__snapshots__/test_setup_crash/test_setup[ragcheck].json",
-        "__snapshots__/test_module_crash/test_module[ragcheck].json",
-        "__snapshots__/test_between_calls/test_twice[ragcheck-2].json",
+        "__ragcheck__/test_call_crash/test_call[ragcheck].json",
+        "__ragcheck__/test_setup_crash/test_setup[ragcheck].json",
+        "__ragcheck__/test_module_crash/test_module[ragcheck].json",
+        "__ragcheck__/test_between_calls/test_twice[ragcheck-2].json",
     }
 
 
@@ -143,7 +143,7 @@ def test_floors_still_fail_in_update_mode_after_writing(suite, run_mode) -> None
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*Thresholds violated:*", "*mrr@5: 0.708 < 0.900 (floor)*"])
     suite.assert_clean(result)
-    stored = suite.read_json("__snapshots__/test_rag/test_floor[ragcheck].json")
+    stored = suite.read_json("__ragcheck__/test_rag/test_floor[ragcheck].json")
     assert stored["aggregates"]["mrr@5"] == 0.7083  # written first, then failed
 
 
@@ -183,11 +183,11 @@ def test_selection_updates_only_what_ran(suite, run_mode, monkeypatch) -> None:
     suite.update_baselines().assert_outcomes(passed=4)
     created = suite.snapshots()
     assert set(created) == {
-        "__snapshots__/test_rag/test_alpha[ragcheck].json",
-        "__snapshots__/test_rag/test_beta[ragcheck].json",
+        "__ragcheck__/test_rag/test_alpha[ragcheck].json",
+        "__ragcheck__/test_rag/test_beta[ragcheck].json",
         # Distinct, file-system-safe names for ids that differ only in "/" and ".".
-        "__snapshots__/test_rag/test_gamma[docs%2Ffaq.jsonl][ragcheck].json",
-        "__snapshots__/test_rag/test_gamma[docs%2Ffaq][ragcheck].json",
+        "__ragcheck__/test_rag/test_gamma[docs%2Ffaq.jsonl][ragcheck].json",
+        "__ragcheck__/test_rag/test_gamma[docs%2Ffaq][ragcheck].json",
     }
     suite.retriever(suite.WORSE)
     result = suite.run("--snapshot-update", "-k", "alpha", *run_mode)
@@ -195,15 +195,15 @@ def test_selection_updates_only_what_ran(suite, run_mode, monkeypatch) -> None:
     after = suite.snapshots()
     assert set(after) == set(created)
     changed = {p for p in created if after[p] != created[p]}
-    assert changed == {"__snapshots__/test_rag/test_alpha[ragcheck].json"}
+    assert changed == {"__ragcheck__/test_rag/test_alpha[ragcheck].json"}
 
     result = suite.run("--snapshot-update", "-m", "not slow", *run_mode)
     assert_ran(result, passed=3)
     after_m = suite.snapshots()
     assert set(after_m) == set(created)
     assert (
-        after_m["__snapshots__/test_rag/test_beta[ragcheck].json"]
-        == created["__snapshots__/test_rag/test_beta[ragcheck].json"]
+        after_m["__ragcheck__/test_rag/test_beta[ragcheck].json"]
+        == created["__ragcheck__/test_rag/test_beta[ragcheck].json"]
     )
     assert "deleted" not in suite.text(result).lower()
 
@@ -239,7 +239,7 @@ def test_improves(ragcheck, retriever):
 def test_baseline_false_and_fail_on_improvement(suite, run_mode) -> None:
     suite.make(OVERRIDES)
     suite.rebaseline(suite.WORSE, suite.PERFECT).assert_outcomes(passed=3)
-    assert set(suite.snapshots()) == {"__snapshots__/test_rag/test_improves[ragcheck].json"}
+    assert set(suite.snapshots()) == {"__ragcheck__/test_rag/test_improves[ragcheck].json"}
     suite.ini(ragcheck_fail_on_improvement="true")
     result = suite.run(*run_mode)
     result.assert_outcomes(passed=2, failed=1)
@@ -259,7 +259,7 @@ def test_precision_ini(suite, run_mode) -> None:
     suite.make(OVERRIDES, rankings=suite.WORSE)
     suite.ini(ragcheck_baseline_precision="2")
     suite.run("--snapshot-update", *run_mode).assert_outcomes(passed=3)
-    stored = suite.read_json("__snapshots__/test_rag/test_improves[ragcheck].json")
+    stored = suite.read_json("__ragcheck__/test_rag/test_improves[ragcheck].json")
     assert stored["precision"] == 2
     assert stored["aggregates"]["mrr@5"] == 0.71
     suite.ini(ragcheck_baseline_precision="many")
@@ -275,6 +275,6 @@ def test_syrupy_disabled_is_a_clear_failure(suite, run_mode) -> None:
     result = suite.run("-p", "no:syrupy", *run_mode)
     result.assert_outcomes(passed=2, failed=1)
     text = suite.text(result)
-    assert "baselines are stored with syrupy, but its `snapshot` fixture is not available" in text
+    assert "baselines are stored with syrupy, but it is not active" in text
     assert "pass baseline=False" in text
     suite.assert_clean(result)

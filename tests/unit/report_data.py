@@ -150,7 +150,7 @@ def _record(nodeid: str, result: Result, marker: dict[str, Any], **parts: Any) -
     if "baseline" in parts:
         baseline_info = {
             "status": "compared",
-            "path": f"tests/__snapshots__/test_search/{nodeid.split('::')[-1]}.json",
+            "path": f"tests/__ragcheck__/test_search/{nodeid.split('::')[-1]}.json",
             "values": dict(parts["baseline"]),
         }
         if base_cases:

@@ -19,7 +19,7 @@ from pytest_ragcheck.baseline.options import BaselineOptions
 from pytest_ragcheck.evaluation.result import Result
 from pytest_ragcheck.gate.verdict import Verdict, check_floors
 
-PATH = "__snapshots__/test_rag/test_x[ragcheck].json"
+PATH = "__ragcheck__/test_rag/test_x[ragcheck].json"
 BEFORE = make_result(per_case("mrr@10", [1.0] * 8))
 WORSE = make_result(per_case("mrr@10", [1.0, 0.5, 1.0, 0.25, 1.0, 1.0, 0.5, 1.0]))
 

@@ -193,8 +193,8 @@ def test_nan_in_a_result_is_refused() -> None:
 )
 def test_bad_file_is_a_clear_error_naming_the_file(text: str, message: str) -> None:
     with pytest.raises(BaselineError, match=message) as info:
-        BaselineDoc.from_json(text, source="__snapshots__/test_x/test_a[ragcheck].json")
-    assert str(info.value).startswith("__snapshots__/test_x/test_a[ragcheck].json: ")
+        BaselineDoc.from_json(text, source="__ragcheck__/test_x/test_a[ragcheck].json")
+    assert str(info.value).startswith("__ragcheck__/test_x/test_a[ragcheck].json: ")
     assert not isinstance(info.value, NewerBaselineError)
 
 

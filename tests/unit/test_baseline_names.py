@@ -49,3 +49,26 @@ def test_long_names_are_cut_with_a_hash() -> None:
     assert a != b
     assert re.fullmatch(r"test_x\[a+~[0-9a-f]{12}", a)
     assert safe_file_stem(first, limit=250) == a
+
+
+@pytest.mark.parametrize("name", ["test_x[" + "語" * 200 + "][ragcheck]", "t[" + "é" * 300 + "]"])
+def test_long_names_are_cut_in_utf8_bytes_on_a_character_boundary(name: str) -> None:
+    stem = safe_file_stem(name, limit=236)
+    assert len(stem.encode("utf-8")) <= 236
+    assert re.search(r"~[0-9a-f]{12}$", stem)
+    assert name.startswith(stem[:-13])  # whole characters, none cut in half
+    assert stem != safe_file_stem(name + "x", limit=236)
+
+
+def test_names_fitting_in_bytes_are_kept_whole() -> None:
+    name = "test_x[" + "é" * 100 + "]"  # 108 characters, 208 bytes
+    assert safe_file_stem(name, limit=208) == name
+    assert safe_file_stem(name, limit=207) != name
+
+
+def test_the_earlier_rule_cut_characters() -> None:
+    """How names were cut before (250 characters): used to find a baseline kept then."""
+    name = "test_x[" + "é" * 300 + "]"
+    stem = safe_file_stem(name, limit=250, in_bytes=False)
+    assert len(stem) == 250
+    assert stem[-13:] == safe_file_stem(name, limit=236)[-13:]  # the same hash ends both

@@ -205,14 +205,14 @@ def test_nothing_shared_is_not_comparable(change: dict[str, Any], reason: str) -
     metric = str(change.get("metric", "mrr@10"))
     now = make_result(per_case(metric, [1.0] * 8, prefix=str(change.get("prefix", "q"))))
     comparison = compare_with_baseline(
-        now, stored(base), settings(), source="__snapshots__/t/x.json"
+        now, stored(base), settings(), source="__ragcheck__/t/x.json"
     )
     assert not comparison.comparable
     assert comparison.reasons == (reason,)
     (problem,) = comparison.problems
     assert problem.startswith(f"baseline not comparable: {reason}")
     assert "re-run with --snapshot-update" in problem
-    assert "__snapshots__/t/x.json" in problem
+    assert "__ragcheck__/t/x.json" in problem
     assert not comparison.checks
     updating = compare_with_baseline(now, stored(base), settings(), update=True)
     assert not updating.problems
@@ -283,7 +283,7 @@ def test_apply_and_message_show_regressions_cases_and_hint() -> None:
     assert lines[-1] == (
         "If this change is intended, re-record this test's baseline: "
         '`pytest "tests/test_rag.py::test_a" --snapshot-update` (and review the diff of '
-        "__snapshots__/)."
+        "__ragcheck__/)."
     )
     # The latency check from the floors is untouched by the baseline comparison.
     assert verdict.checks["latency_p95_ms"].baseline is None

@@ -120,7 +120,10 @@ def test_a_bound_on_a_metric_without_a_value_fails_never_passes() -> None:
     assert result["mrr@10"] == 0.0
     verdict = check_floors(result, build_settings(keywords))
     assert verdict.failed
-    assert verdict.problems == [
+    assert verdict.problems[0] == (
         "latency_p95_ms: no value to check against its ceiling 100.0 ms: "
         "no retriever call succeeded"
-    ]
+    )
+    # ... and a run in which every call failed fails whatever on_error says
+    assert verdict.problems[1].startswith("The retriever failed on all 3 cases: on_error='zero'")
+    assert len(verdict.problems) == 2

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_large_baselines_are_recognised(tmp_path: Path) -> None:
     # The example suite's baselines hold hundreds of cases: "format" sits far past the start.
     stored = (
-        ROOT / "example_suite/__snapshots__/test_baseline/test_cranfield_baseline[ragcheck].json"
+        ROOT / "example_suite/__ragcheck__/test_baseline/test_cranfield_baseline[ragcheck].json"
     )
     assert stored.stat().st_size > 20_000
     assert is_baseline_file(stored)
