@@ -11,7 +11,7 @@ numpy and cheap to import for marker validation:
   values into the metric (judged answer metrics, which need the ``answer``: the function of
   :mod:`pytest_ragcheck.answers.judged` that scores the judge's answer);
 * latency metrics: ``quantile`` of the per-case latencies;
-* answer metrics (``exact_match``, ``token_f1``, ``bleu``, ``rouge_l``): lexical comparisons of
+* answer metrics (``exact_match``, ``token_f1``, ``cmrc_em``, ``cmrc_f1``, ``bleu``, ``rouge_l``): lexical comparisons of
   a pipeline's answer with the case's reference answers, no LLM
   (:data:`pytest_ragcheck.answers.lexical.LEXICAL`); the judged answer metrics
   (``faithfulness`` & co.) are judge metrics whose question is about the answer;
@@ -246,6 +246,8 @@ _DECLARED = (
     ),
     _lexical("exact_match", "1 if the SQuAD-normalised answer equals a reference answer"),
     _lexical("token_f1", "SQuAD token F1 of the answer, best over the reference answers"),
+    _lexical("cmrc_em", "CMRC 2018 exact match (separators removed, spaces kept), best over refs"),
+    _lexical("cmrc_f1", "CMRC 2018 F1: longest common substring of segments, best over refs"),
     _lexical("bleu", "sacrebleu's sentence BLEU / 100 against the reference answers"),
     _lexical("rouge_l", "rouge-score's ROUGE-L F-measure, best over the reference answers"),
     _judged_answer(
