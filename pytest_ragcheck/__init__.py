@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 __all__ = [
+    "DEFAULT_REFUSAL_PATTERNS",
     "CaseResult",
     "Comparison",
     "GoldenCase",
@@ -41,9 +42,11 @@ _LAZY = {
     "Comparison": "pytest_ragcheck.versus",
     "RagcheckError": "pytest_ragcheck.errors",
     "RagcheckWarning": "pytest_ragcheck.plugin",
+    "DEFAULT_REFUSAL_PATTERNS": "pytest_ragcheck.answers.refusal",
 }
 
 if TYPE_CHECKING:
+    from pytest_ragcheck.answers.refusal import DEFAULT_REFUSAL_PATTERNS
     from pytest_ragcheck.api import compare, evaluate
     from pytest_ragcheck.errors import RagcheckError
     from pytest_ragcheck.golden import GoldenCase, GoldenSet, load_golden

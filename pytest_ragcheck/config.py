@@ -90,6 +90,7 @@ MARKER_KEYWORDS: tuple[str, ...] = (
     "judge_timeout",
     "judge_disagreement",
     "judge_embedding_model",
+    "refusal_patterns",
 )
 
 
@@ -121,6 +122,8 @@ class Defaults:
     concurrency: Concurrency = DEFAULT_CONCURRENCY
     significance: float | None = DEFAULT_SIGNIFICANCE
     judge: JudgeSettings = field(default_factory=JudgeSettings)
+    #: ini ``ragcheck_refusal_patterns`` (``None``: the default list).
+    refusal_patterns: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +152,8 @@ class Settings:
     empty: Empty = "error"
     id_key: str | None = None
     judge: JudgeSettings = field(default_factory=JudgeSettings)
+    #: Regular expressions that make an answer a refusal (SPEC §13).
+    refusal_patterns: tuple[str, ...] = ()
 
     @property
     def metric_names(self) -> tuple[str, ...]:
@@ -303,6 +308,11 @@ def build_settings(
 
     judge = _judge_settings(kw, defaults.judge)
     _check_judge_statistics(specs, judge)
+    from pytest_ragcheck.answers.refusal import DEFAULT_REFUSAL_PATTERNS, refusal_patterns
+
+    refusals = kw.get("refusal_patterns", defaults.refusal_patterns)
+    if refusals is None:
+        refusals = DEFAULT_REFUSAL_PATTERNS
     return Settings(
         cases=kw.get("cases"),
         k=k,
@@ -323,6 +333,7 @@ def build_settings(
         empty=empty,  # type: ignore[arg-type]
         id_key=id_key,
         judge=judge,
+        refusal_patterns=refusal_patterns(refusals, where="refusal_patterns"),
     )
 
 

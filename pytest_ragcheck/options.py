@@ -47,7 +47,7 @@ class OptionSpec:
 
     name: str
     help: str
-    kind: Literal["string", "bool"] = "string"
+    kind: Literal["string", "bool", "linelist"] = "string"
     flag: bool = True
     #: The ini key's help, when it differs from the flag's.
     ini_help: str | None = None
@@ -143,6 +143,12 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
         flag=False,
     ),
     OptionSpec(
+        "refusal_patterns",
+        "regular expressions (one a line) that make an answer a refusal; replace the defaults",
+        kind="linelist",
+        flag=False,
+    ),
+    OptionSpec(
         "baseline_max_hits",
         f"ranked ids a baseline stores per case for metrics without a cutoff "
         f"(default {DEFAULT_MAX_HITS})",
@@ -183,10 +189,8 @@ def is_worker(config: object) -> bool:
 
 
 def parse_report_paths(raw: str, *, base: Path, option: str = "--ragcheck-report") -> list[Path]:
-    """Comma-separated report paths, resolved against ``base``; checks the extensions.
-
-    ``option`` names where the value came from in a message (``ini ragcheck_report``).
-    """
+    """Comma-separated report paths, resolved against ``base``; checks the extensions
+    (``option`` names where the value came from in a message: ``ini ragcheck_report``)."""
     paths: list[Path] = []
     for part in str(raw).split(","):
         text = part.strip()
@@ -213,10 +217,10 @@ def parse_options(
     rootdir: Path,
 ) -> RagcheckOptions:
     """Validate the raw values into :class:`RagcheckOptions` (raises :class:`ConfigError`).
-
     ``cli`` and ``ini`` map option names (``"tolerance"``) to what pytest read; a missing
-    name, ``None`` or ``""`` means "not set". The command line wins over the ini file.
-    """
+    name, ``None`` or ``""`` means "not set". The command line wins over the ini file."""
+    from pytest_ragcheck.answers.refusal import ini_refusal_patterns
+
     raw = _Raw(cli, ini)
     report_cli = cli.get("report")
     report = report_cli or ini.get("report")
@@ -261,6 +265,7 @@ def parse_options(
             concurrency=fallback.concurrency if concurrency is None else concurrency,
             significance=_significance(raw, fallback.significance),
             judge=judge,
+            refusal_patterns=ini_refusal_patterns(ini.get("refusal_patterns")),
         ),
         baseline=BaselineOptions(
             precision=_precision(raw.value("baseline_precision")),

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from pytest_ragcheck.judge.prompts import AnswerKind
+from pytest_ragcheck.judge.prompts import TRUTH_GRADES, AnswerKind
 
 __all__ = ["MAX_ITEMS", "MalformedAnswer", "parse_answer", "validate_answer"]
 
@@ -21,6 +21,7 @@ __all__ = ["MAX_ITEMS", "MalformedAnswer", "parse_answer", "validate_answer"]
 #: answer that is really a document), reported as malformed rather than scored.
 MAX_ITEMS = 200
 
+_TRUTH_GRADES = frozenset(TRUTH_GRADES)
 _FENCE_RE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n(.*?)\n?```$", re.S)
 
 
@@ -94,6 +95,16 @@ class _Completeness(_Answer):
     claims: list[_Covered]
 
 
+class _Truthfulness(_Answer):
+    grade: Literal["perfect", "acceptable", "missing", "incorrect"]
+    reason: _Text
+
+    @field_validator("grade", mode="before")
+    @classmethod
+    def _normalise(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+
 _MODELS: dict[str, type[_Answer]] = {
     "verdict": _Verdict,
     "grade": _Grade,
@@ -103,6 +114,7 @@ _MODELS: dict[str, type[_Answer]] = {
     "questions": _Questions,
     "correctness": _Correctness,
     "completeness": _Completeness,
+    "truthfulness": _Truthfulness,
 }
 
 
@@ -137,6 +149,10 @@ def _fast(kind: AnswerKind, data: dict[str, Any]) -> dict[str, Any] | None:
     elif kind == "grade":
         grade = data.get("grade")
         if type(grade) is int and 0 <= grade <= 3 and type(reason) is str:
+            return {"grade": grade, "reason": reason}
+    elif kind == "truthfulness":
+        grade = data.get("grade")
+        if type(grade) is str and grade in _TRUTH_GRADES and type(reason) is str:
             return {"grade": grade, "reason": reason}
     elif kind == "score":
         score = data.get("score")
