@@ -165,11 +165,12 @@ def _worst_lines(result: Result, check: MetricCheck) -> list[str]:
     ]
     if not worst:
         return []
-    count = sum(1 for c in result.evaluated if name in c.values and beyond(c.values[name]))
+    scored = [c.values[name] for c in result.evaluated if name in c.values]
+    count = sum(1 for value in scored if beyond(value))
+    # of the cases the metric scores (rejection_rate: the unanswerable ones)
     where = "under" if higher else "over"
     lines = [
-        f"    worst cases for {name} ({count} of {len(result.evaluated)} {where} "
-        f"{format_value(bound)}):"
+        f"    worst cases for {name} ({count} of {len(scored)} {where} {format_value(bound)}):"
     ]
     for c in worst:
         lines.append(
