@@ -15,6 +15,7 @@ from pathlib import Path
 from retriever import VARIANTS, BM25Retriever, load_corpus
 
 from pytest_ragcheck import compare
+
 GOLDEN = Path(__file__).resolve().parent / "golden" / "cranfield.jsonl"
 METRICS = ["hit_rate@10", "mrr@10", "precision@10", "recall@5", "recall@10", "map@10", "ndcg@10"]
 

@@ -5,6 +5,12 @@ BM25 hit that shares the most words with the question (an extractive reader). Th
 returns ``{"answer": ..., "contexts": hits}``: ragcheck computes the rank metrics from the
 contexts and the answer metrics from the answer, against the reference answers written for
 six of the hand-written Cranfield questions (golden/answers.jsonl). See docs/answers.md.
+
+The same file holds six questions that the Cranfield abstracts (aerodynamics research of the
+1950s and 60s) do not answer, marked ``"answerable": false``: the airliner, drone and racing-car
+questions a user might still ask. The pipeline declines when its top hit scores below
+:data:`DECLINE_BELOW`; ``test_declines_what_the_collection_cannot_answer`` gates how often it
+declines those and how rarely it declines the answerable ones.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import pytest
 from retriever import BM25Retriever
 
 from pytest_ragcheck import ragcheck
+
 _STOP = frozenset(
     [
         "a",
@@ -50,6 +57,15 @@ _STOP = frozenset(
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
+#: The BM25 score of the top hit below which the pipeline declines. Chosen on this golden
+#: set: the answerable questions' top hits score 7.2 or more, the unanswerable ones 3.6 to
+#: 5.6, except the wind-turbine question (7.0: "wind", "blade" and "tip" are Cranfield words),
+#: which slips through: a score threshold is a blunt instrument, and the gate says how blunt.
+DECLINE_BELOW = 6.5
+#: What the pipeline says when it declines (one of pytest_ragcheck.DEFAULT_REFUSAL_PATTERNS
+#: matches it).
+DECLINE = "The documents do not answer this question."
+
 HOW_TO_JUDGE = (
     "no LLM judge configured: pass --ragcheck-judge-model=MODEL and "
     "--ragcheck-judge-embedding-model=EMBEDDING_MODEL (any litellm model names, e.g. "
@@ -77,8 +93,9 @@ def extract_answer(question: str, passage: str) -> str:
 def pipeline(retriever: BM25Retriever) -> Callable[[str], dict[str, Any]]:
     def answer(query: str, k: int = 5) -> dict[str, Any]:
         hits = retriever(query, k=k)
-        text = extract_answer(query, hits[0]["text"]) if hits else ""
-        return {"answer": text, "contexts": hits}
+        if not hits or hits[0]["score"] < DECLINE_BELOW:
+            return {"answer": DECLINE, "contexts": hits}
+        return {"answer": extract_answer(query, hits[0]["text"]), "contexts": hits}
 
     return answer
 
@@ -94,6 +111,19 @@ def pipeline(retriever: BM25Retriever) -> Callable[[str], dict[str, Any]]:
 def test_extractive_answers(ragcheck, pipeline):
     result = ragcheck(pipeline)
     assert result["exact_match"] == 0.0  # an extractive answer is never word for word a reference
+
+
+@ragcheck(
+    cases="golden/answers.jsonl",
+    k=5,
+    metrics=["rejection_rate", "false_rejection_rate"],
+    min_rejection_rate=0.8,  # 5 of the 6 unanswerable questions declined
+    max_false_rejection_rate=0.0,  # and no answerable one
+)
+def test_declines_what_the_collection_cannot_answer(ragcheck, pipeline):
+    result = ragcheck(pipeline)
+    declined = {c.id for c in result.cases if c.refusal is not None}
+    assert "no-wind-turbine-tip" not in declined  # the one the threshold lets through
 
 
 @ragcheck(

@@ -7,6 +7,8 @@ pytest-asyncio needed: the test itself stays a plain function.
 from __future__ import annotations
 
 from pytest_ragcheck import ragcheck
+
+
 @ragcheck(
     cases="golden/cranfield.jsonl",
     k=10,

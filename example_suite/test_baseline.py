@@ -9,6 +9,7 @@ snapshot diff with the change that caused it.
 from __future__ import annotations
 
 from pytest_ragcheck import ragcheck
+
 METRICS = ["hit_rate@10", "mrr@10", "recall@5", "recall@10", "map@10", "ndcg@10"]
 
 

@@ -8,6 +8,8 @@ They do not catch a slow slide from 0.53 to 0.47 — that is the baseline's job
 from __future__ import annotations
 
 from pytest_ragcheck import ragcheck
+
+
 @ragcheck(
     cases="golden/cranfield.jsonl",
     k=10,

@@ -22,6 +22,7 @@ import json
 from pathlib import Path
 
 from pytest_ragcheck import ragcheck
+
 GOLDEN = Path(__file__).parent / "golden" / "cranfield.jsonl"
 
 #: Questions written for this change, judged against the Cranfield abstracts (grade 3: the

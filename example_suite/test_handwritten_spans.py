@@ -10,6 +10,8 @@ re-indexing that changes ids. The hits must carry text: a dict with "text" (or "
 from __future__ import annotations
 
 from pytest_ragcheck import ragcheck
+
+
 @ragcheck(
     cases="golden/handwritten.jsonl",
     k=10,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_ragcheck import ragcheck
+
 HOW_TO = (
     "no LLM judge configured: pass --ragcheck-judge-model=MODEL (any litellm model name, e.g. "
     "gpt-4o-mini with OPENAI_API_KEY set; for a self-hosted OpenAI-compatible server "

@@ -8,6 +8,8 @@ retrieval benchmarks ship in.
 from __future__ import annotations
 
 from pytest_ragcheck import ragcheck
+
+
 @ragcheck(
     cases="golden/cranfield_beir",
     k=10,

@@ -10,6 +10,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_ragcheck import ragcheck
+
+
 @ragcheck(cases="golden/cranfield.jsonl", k=10, metrics=["mrr@10", "ndcg@10"])
 @pytest.mark.parametrize("topic", ["boundary-layer", "heat-transfer", "structures"])
 def test_topic(ragcheck, retriever, topic):

@@ -13,6 +13,7 @@ import pytest
 from pytest_ragcheck.common.version import __version__ as __version__
 
 __all__ = [
+    "DEFAULT_REFUSAL_PATTERNS",
     "CaseResult",
     "Comparison",
     "GoldenCase",
@@ -42,9 +43,11 @@ _LAZY = {
     "Comparison": "pytest_ragcheck.explore.systems",
     "RagcheckError": "pytest_ragcheck.common.errors",
     "RagcheckWarning": "pytest_ragcheck.plugin",
+    "DEFAULT_REFUSAL_PATTERNS": "pytest_ragcheck.answers.refusal",
 }
 
 if TYPE_CHECKING:
+    from pytest_ragcheck.answers.refusal import DEFAULT_REFUSAL_PATTERNS
     from pytest_ragcheck.common.errors import RagcheckError
     from pytest_ragcheck.evaluation.api import compare, evaluate
     from pytest_ragcheck.evaluation.result import CaseResult, Result

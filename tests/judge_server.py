@@ -20,6 +20,12 @@ Questions about a pipeline's generated answer (sentences are split on ``.``):
 * correctness: answer sentences found in the reference are TP, the others FP; reference
   sentences not found in the answer are FN;
 * completeness: each reference sentence is a claim, covered iff it appears in the answer.
+* truthfulness: ``[grade=WORD]`` in the answer is the grade (any word, for malformed grades);
+  else, asked with a reference answer: ``perfect`` when every reference sentence is in the
+  answer and every answer sentence in the reference, ``acceptable`` when some reference
+  sentence is in the answer, ``missing`` for an answer containing "I don't know",
+  ``incorrect`` otherwise; asked without one (the collection holds no answer): ``missing``
+  for an answer containing "not in the sources", else ``incorrect``.
 
 ``POST /v1/embeddings`` answers every input with :func:`embed_text` (a hashed bag of words,
 deterministic); an input containing ``[dim=N]`` gets N dimensions, ``[zero]`` a zero vector.
@@ -151,6 +157,8 @@ def _answer_kinds(kind: str, user_text: str, fabricate: bool) -> dict[str, Any] 
             "FP": [s for s in said if s.lower() not in low_ref],
             "FN": [s for s in truth if s.lower() not in low_answer],
         }
+    if kind.endswith("truthfulness"):
+        return {"grade": _truth_grade(answer, reference, user_text), "reason": "test judge"}
     if kind.endswith("completeness"):
         low_answer = answer.lower()
         return {
@@ -177,6 +185,22 @@ def spelt_key(authorization: str, spelling: str) -> str:
     if spelling == "tail":
         return f"invalid key ending in {key[-12:]}"
     raise ValueError(f"unknown spelling {spelling!r}; known: {', '.join(SPELLINGS)}")
+
+
+def _truth_grade(answer: str, reference: str, user_text: str) -> str:
+    forced = re.search(r"\[grade=(\w+)\]", answer)
+    low = answer.lower()
+    if forced:
+        return forced.group(1)
+    if "<reference_answer>" not in user_text:  # the collection holds no answer
+        return "missing" if "not in the sources" in low else "incorrect"
+    if "i don't know" in low:
+        return "missing"
+    said, truth = sentences(answer), sentences(reference)
+    covered = [s.lower() in low for s in truth]
+    if all(covered) and all(s.lower() in reference.lower() for s in said):
+        return "perfect"
+    return "acceptable" if any(covered) else "incorrect"
 
 
 def presented_key(headers: dict[str, str]) -> str:

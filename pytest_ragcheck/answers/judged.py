@@ -9,6 +9,10 @@ has ``faithfulness`` 1.0 (it asserts nothing the contexts do not support; counte
 ``no_claims``); ``answer_relevancy`` is 0.0 for a noncommittal answer or one from which no
 question can be generated; ``answer_correctness`` is 0.0 when neither side has a statement;
 a zero embedding vector has cosine 0.0 with anything.
+
+``truthfulness``, ``hallucination_rate`` and ``rejection_rate`` read one CRAG grade per answer
+(SPEC §13): a refusal by the rules is ``missing`` without a judge call; on an unanswerable case
+a refusal (``missing``) counts as ``perfect`` and any other grade as ``incorrect``.
 """
 
 from __future__ import annotations
@@ -26,8 +30,12 @@ __all__ = [
     "completeness",
     "correctness",
     "cosine",
+    "crag_grade",
     "faithfulness",
+    "hallucination",
+    "rejection",
     "relevancy",
+    "truthfulness",
 ]
 
 #: answer_correctness with embeddings: weight of the factual F1 (RAGAS's default).
@@ -129,3 +137,35 @@ def relevancy(
         return Scored(None, error=str(exc))
     entries = [{"question": q, "similarity": s} for q, s in zip(questions, sims, strict=True)]
     return Scored(math.fsum(sims) / len(sims), entries)
+
+
+#: CRAG's score of each grade.
+CRAG_SCORES: dict[str, float] = {
+    "perfect": 1.0,
+    "acceptable": 0.5,
+    "missing": 0.0,
+    "incorrect": -1.0,
+}
+
+
+def crag_grade(grade: str, *, answerable: bool) -> str:
+    """The grade that counts: the judge's on an answerable case; on an unanswerable one a
+    refusal (``missing``) is ``perfect`` and any answer ``incorrect``."""
+    if answerable:
+        return grade
+    return "perfect" if grade == "missing" else "incorrect"
+
+
+def truthfulness(grade: str, *, answerable: bool) -> float:
+    """CRAG's score: perfect 1, acceptable 0.5, missing 0, incorrect -1."""
+    return CRAG_SCORES[crag_grade(grade, answerable=answerable)]
+
+
+def hallucination(grade: str, *, answerable: bool) -> float:
+    """1.0 for an answer that counts as incorrect, else 0.0."""
+    return 1.0 if crag_grade(grade, answerable=answerable) == "incorrect" else 0.0
+
+
+def rejection(grade: str, *, answerable: bool) -> float:
+    """1.0 for a refusal (graded ``missing``), else 0.0."""
+    return 1.0 if grade == "missing" else 0.0

@@ -1,9 +1,9 @@
-"""The lexical answer metrics (no LLM): exact match, token F1, BLEU and ROUGE-L.
+"""The lexical answer metrics (no LLM): exact match, token F1, CMRC's EM and F1, BLEU, ROUGE-L.
 
 Each takes the answer and the case's references and returns the best score over the
 references (BLEU scores all references at once, as sacrebleu does). Verified in the tests
-against the SQuAD v1.1 and CMRC 2018 evaluation scripts' logic, sacrebleu and rouge-score on
-thousands of generated English and Chinese pairs.
+against re-implementations of the SQuAD v1.1 and CMRC 2018 evaluation scripts, sacrebleu and
+rouge-score on thousands of generated English and Chinese pairs.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from pytest_ragcheck.answers.bleu import sentence_bleu
+from pytest_ragcheck.answers.cmrc import cmrc_em, cmrc_f1
 from pytest_ragcheck.answers.text import answer_tokens, has_cjk, rouge_tokens
 
 __all__ = ["LEXICAL", "bleu", "exact_match", "lcs_length", "rouge_l", "token_f1"]
@@ -78,6 +79,8 @@ def rouge_l(answer: str, references: Sequence[str]) -> float:
 LEXICAL: dict[str, Callable[[str, Sequence[str]], float]] = {
     "exact_match": exact_match,
     "token_f1": token_f1,
+    "cmrc_em": cmrc_em,
+    "cmrc_f1": cmrc_f1,
     "bleu": bleu,
     "rouge_l": rouge_l,
 }

@@ -45,7 +45,8 @@ def check_references(cases: Sequence[GoldenCase], specs: Sequence[MetricSpec], s
     names = [s.name for s in specs if {"answer", "reference_answer"} <= s.metric.needs]
     if not names:
         return
-    missing = [c.id for c in cases if not c.references]
+    # an unanswerable case has none by definition: these metrics leave it out or judge it so
+    missing = [c.id for c in cases if not c.references and c.answerable]
     if missing:
         shown = ", ".join(repr(i) for i in missing[:_LISTED])
         more = f" and {len(missing) - _LISTED} more" if len(missing) > _LISTED else ""
@@ -53,6 +54,10 @@ def check_references(cases: Sequence[GoldenCase], specs: Sequence[MetricSpec], s
             f"{source}: {len(missing)} case(s) have no reference_answer (or reference_answers), "
             f"which {', '.join(names)} compare the answer with: {shown}{more}"
         )
+
+
+def _counts_refusals(specs: Sequence[MetricSpec]) -> bool:
+    return any("refusal" in s.metric.needs for s in specs)
 
 
 def apply_output(result: CaseResult, answer: Answer | None, specs: Sequence[MetricSpec]) -> None:
@@ -63,7 +68,9 @@ def apply_output(result: CaseResult, answer: Answer | None, specs: Sequence[Metr
     if result.status != "ok":
         return
     wants_answer = _needing(specs, "answer")
-    if wants_answer and (answer is None or answer.text is None):
+    if answer is not None and answer.text is None and _counts_refusals(specs):
+        result.answer = ""  # no answer is a refusal (SPEC §13), which these metrics count
+    elif wants_answer and (answer is None or answer.text is None):
         result.status = "error"
         result.error = (
             f"{', '.join(wants_answer)} need the pipeline's answer, but it returned "
@@ -107,11 +114,13 @@ def score_lexical(
     zero_errors: bool,
 ) -> None:
     """Lexical answer metric values for every case (0 for failed cases with ``zero_errors``)."""
-    lexical = [s for s in specs if s.kind == "answer"]
+    lexical = [s for s in specs if s.base in LEXICAL]
     if not lexical:
         return
     for case in cases:
         result = by_id[case.id]
+        if not case.answerable:  # no reference answer to compare with
+            continue
         if result.status == "ok" and result.answer is not None:
             for spec in lexical:
                 result.values[spec.name] = LEXICAL[spec.base](result.answer, case.references)

@@ -22,7 +22,7 @@ __all__ = ["Threshold", "layer_thresholds"]
 
 @dataclass(frozen=True, slots=True)
 class Threshold:
-    """An absolute bound: ``min`` for quality metrics, ``max`` for latency."""
+    """An absolute bound: ``min`` for higher-is-better metrics, ``max`` for the others."""
 
     spec: MetricSpec
     bound: float
@@ -36,7 +36,7 @@ class Threshold:
 def _threshold(spec: MetricSpec, bound: object, *, source: str) -> Threshold:
     if not spec.higher_is_better:
         return Threshold(spec, number(source, bound, lo=0.0), "max")
-    return Threshold(spec, number(source, bound, lo=0.0, hi=1.0), "min")
+    return Threshold(spec, number(source, bound, lo=spec.metric.lowest, hi=1.0), "min")
 
 
 def _threshold_keyword(key: str, value: object, k: int | None) -> Threshold:
@@ -54,10 +54,11 @@ def _threshold_keyword(key: str, value: object, k: int | None) -> Threshold:
         raise ConfigError(f"{key}: {exc}") from None
     if prefix == "max" and spec.higher_is_better:
         raise ConfigError(
-            f"{key}: max_ bounds are for latency metrics; for {spec.base} use min_{metric}"
+            f"{key}: max_ bounds are for lower-is-better metrics (latency, "
+            f"hallucination_rate...); for {spec.base} use min_{metric}"
         )
     if prefix == "min" and not spec.higher_is_better:
-        raise ConfigError(f"{key}: latency is lower-is-better; use max_{metric}")
+        raise ConfigError(f"{key}: {spec.base} is lower-is-better; use max_{metric}")
     return _threshold(spec, value, source=key)
 
 

@@ -167,6 +167,11 @@ def build_settings(
 
     judge = _judge_settings(kw, defaults.judge)
     _check_judge_statistics(specs, judge)
+    from pytest_ragcheck.answers.refusal import DEFAULT_REFUSAL_PATTERNS, refusal_patterns
+
+    refusals = kw.get("refusal_patterns", defaults.refusal_patterns)
+    if refusals is None:
+        refusals = DEFAULT_REFUSAL_PATTERNS
     return Settings(
         cases=kw.get("cases"),
         k=k,
@@ -187,6 +192,7 @@ def build_settings(
         empty=empty,  # type: ignore[arg-type]
         id_key=id_key,
         judge=judge,
+        refusal_patterns=refusal_patterns(refusals, where="refusal_patterns"),
     )
 
 

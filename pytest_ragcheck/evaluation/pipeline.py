@@ -30,10 +30,31 @@ Progress = Callable[[str, int, int], None]
 def _empty_cases(
     cases: Sequence[GoldenCase], counts: Sequence[int], settings: Settings
 ) -> list[GoldenCase]:
-    """The cases with nothing relevant to find, when a rank metric is asked for."""
+    """The cases with nothing relevant to find, when a rank metric is asked for (a case the
+    collection cannot answer has nothing to find by definition: rank metrics leave it out)."""
     if not settings.needs_relevance or 0 not in counts:
         return []
-    return [case for case, count in zip(cases, counts, strict=True) if count == 0]
+    return [c for c, count in zip(cases, counts, strict=True) if count == 0 and c.answerable]
+
+
+def _unanswerable(golden: GoldenSet, settings: Settings) -> tuple[set[str], dict[str, Any]]:
+    """The ids of the cases that cannot be answered, and what the run does with them: scored
+    by the metrics about declining (``scores_cases``), left out of every other metric."""
+    ids = {c.id for c in golden.cases if not c.answerable}
+    if not ids:
+        return ids, {}
+    counted = [s.name for s in settings.metrics if s.metric.scores_cases != "answerable"]
+    left_out = [s.name for s in settings.metrics if s.metric.scores_cases == "answerable"]
+    what = f"{len(ids)} unanswerable case(s) (answerable: false)"
+    note = (
+        f"{what} left out of {', '.join(left_out)}"
+        if counted and left_out
+        else f"{what} not run: no metric of this test scores them (add rejection_rate)"
+        if not counted
+        else ""
+    )
+    info = {"cases": len(ids), "scored_by": counted, "left_out_of": left_out}
+    return ids, {**info, "notes": [note] if note else []}
 
 
 def _select(golden: GoldenSet, settings: Settings) -> GoldenSet:
@@ -56,6 +77,7 @@ def _evaluate(
     retriever: Any, golden: GoldenSet, settings: Settings, progress: Progress | None
 ) -> Result:
     from pytest_ragcheck import metrics as metric_fns
+    from pytest_ragcheck.answers import refusal
     from pytest_ragcheck.answers import score as answers
     from pytest_ragcheck.evaluation.scoring import score_cases
     from pytest_ragcheck.golden.model import case_facts
@@ -66,8 +88,18 @@ def _evaluate(
     if len(golden) == 0:
         raise GoldenSetError(f"{golden.source}: the golden set has no cases to evaluate")
 
-    facts = case_facts(golden.cases)
-    empty = _empty_cases(golden.cases, facts.counts, settings)
+    refusal.check_cases(golden.cases, settings.metrics, golden.source)
+    unanswerable, about_unanswerable = _unanswerable(golden, settings)
+    candidates = golden.cases
+    if unanswerable and not about_unanswerable["scored_by"]:
+        candidates = tuple(c for c in candidates if c.answerable)
+        if not candidates:
+            raise GoldenSetError(
+                f"{golden.source}: every case is unanswerable (answerable: false), and no "
+                "metric of this test scores those: ask for rejection_rate (or truthfulness)"
+            )
+    facts = case_facts(candidates)
+    empty = _empty_cases(candidates, facts.counts, settings)
     if empty and settings.empty == "error":
         shown = ", ".join(repr(c.id) for c in empty[:10])
         more = f" and {len(empty) - 10} more" if len(empty) > 10 else ""
@@ -78,7 +110,7 @@ def _evaluate(
             f"or empty='zero' to score them 0."
         )
     skip_ids = {c.id for c in empty} if settings.empty == "skip" else set()
-    to_run = [c for c in golden.cases if c.id not in skip_ids] if skip_ids else list(golden)
+    to_run = [c for c in candidates if c.id not in skip_ids] if skip_ids else list(candidates)
     if skip_ids:
         facts = case_facts(to_run)
     if not to_run:
@@ -105,10 +137,21 @@ def _evaluate(
     del run  # the hits live on in the case results
 
     answers.score_lexical(to_run, by_id, settings.metrics, zero_errors=settings.on_error == "zero")
+    refusal.mark_refusals(to_run, by_id, settings.metrics, settings.refusal_patterns)
+    # with a judge model, the judge grades an unanswerable case's answer no rule refuses
+    judged_refusals = settings.judge.model is not None
+    refusal.score_refusals(to_run, by_id, settings.metrics, judged=judged_refusals)
     info: dict[str, Any] = {"retrieval": retrieval}
-    judge_specs = [s for s in settings.metrics if s.kind == "judge"]
+    if about_unanswerable:
+        info["unanswerable"] = about_unanswerable
+    judge_specs = [
+        s
+        for s in settings.metrics
+        if s.kind == "judge" or (judged_refusals and s.metric.prompt and unanswerable)
+    ]
     if judge_specs:
         info["judge"] = _run_judge(to_run, by_id, judge_specs, settings, progress)
+        refusal.judged_refusals(to_run, by_id)
     # judged@k, judge_kappa, judge_consistency: added to the run where they apply
     trust = assess_trust(to_run, by_id, settings, info.get("judge"))
     info.update(trust.info(info.get("judge")))
@@ -120,7 +163,13 @@ def _evaluate(
         else [
             by_id[c.id]
             if c.id in by_id
-            else CaseResult(id=c.id, query=c.query, tags=tuple(c.tags), status="skipped")
+            else CaseResult(
+                id=c.id,
+                query=c.query,
+                tags=tuple(c.tags),
+                status="skipped",
+                answerable=c.answerable,
+            )
             for c in golden.cases
         ]
     )
@@ -214,6 +263,8 @@ def _run_judge(
                 reference_answer=case.reference_answer or next(iter(case.references), None),
                 chunks=tuple(h.text or "" for h in hits),
                 answer=case_result.answer,
+                answerable=case.answerable,
+                refusal=case_result.refusal,
             )
         )
 

@@ -72,6 +72,11 @@ class CaseResult:
     _ranked: tuple[Sequence[Hit], Mapping[str, int]] | None = field(
         default=None, repr=False, compare=False
     )
+    #: ``False`` for a golden case the collection cannot answer (``answerable: false``).
+    answerable: bool = True
+    #: Why the answer counts as a refusal ("empty answer", the pattern, the judge's grade),
+    #: set when a metric of the run counts refusals; ``None`` otherwise.
+    refusal: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -100,6 +105,8 @@ class CaseResult:
             "judge": {name: [dict(v) for v in items] for name, items in self.judge.items()},
             "judge_errors": list(self.judge_errors),
             "answer": self.answer,
+            "answerable": self.answerable,
+            "refusal": self.refusal,
         }
 
 
@@ -212,11 +219,13 @@ class Result:
         canonical = parse_metric(name, self.k).name
         return {c.id: c.values[canonical] for c in self.evaluated if canonical in c.values}
 
-    def worst_cases(self, name: str, *, limit: int = 5) -> list[CaseResult]:
-        """The evaluated cases with the lowest value of ``name`` (ties by id)."""
+    def worst_cases(self, name: str, *, limit: int = 5, highest: bool = False) -> list[CaseResult]:
+        """The evaluated cases with the lowest value of ``name`` (``highest``: the highest, for
+        a lower-is-better metric), ties by id."""
         canonical = parse_metric(name, self.k).name
         cases = [c for c in self.evaluated if canonical in c.values]
-        cases.sort(key=lambda c: (c.values[canonical], natural_key(c.id)))
+        sign = -1.0 if highest else 1.0
+        cases.sort(key=lambda c: (sign * c.values[canonical], natural_key(c.id)))
         return cases[:limit]
 
     def to_dict(self) -> dict[str, Any]:

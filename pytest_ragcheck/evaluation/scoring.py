@@ -148,6 +148,9 @@ def _score_general(
         case_result, ranking, relevance, match = _case_result(case, outcome, count)
         answers.apply_output(case_result, outcome.answer, settings.metrics)
         results.append(case_result)
+        case_result.answerable = case.answerable
+        if not case.answerable:  # nothing to find: rank metrics leave it out (SPEC §13)
+            continue
         if case_result.status == "ok" or settings.on_error == "zero":
             scored.append(case_result)
             rankings.append(ranking)

@@ -78,6 +78,7 @@ MARKER_KEYWORDS: tuple[str, ...] = (
     "judge_timeout",
     "judge_disagreement",
     "judge_embedding_model",
+    "refusal_patterns",
 )
 
 
@@ -109,6 +110,8 @@ class Defaults:
     concurrency: Concurrency = DEFAULT_CONCURRENCY
     significance: float | None = DEFAULT_SIGNIFICANCE
     judge: JudgeSettings = field(default_factory=JudgeSettings)
+    #: ini ``ragcheck_refusal_patterns`` (``None``: the default list).
+    refusal_patterns: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +140,8 @@ class Settings:
     empty: Empty = "error"
     id_key: str | None = None
     judge: JudgeSettings = field(default_factory=JudgeSettings)
+    #: Regular expressions that make an answer a refusal (SPEC §13).
+    refusal_patterns: tuple[str, ...] = ()
 
     @property
     def metric_names(self) -> tuple[str, ...]:

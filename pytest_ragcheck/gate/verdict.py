@@ -104,8 +104,8 @@ class Verdict:
                 declared = find_metric(check.name)
                 if declared is not None and declared.floor_hint:
                     lines.append(f"    {declared.floor_hint}")
-                if check.bound_kind == "min" and check.name in result.metrics:
-                    lines.extend(_worst_lines(result, check.name, below=check.bound))
+                if check.name in result.metrics and check.bound is not None:
+                    lines.extend(_worst_lines(result, check))
         if regressed:
             lines.append("")
             lines.append("Regressed against the baseline:")
@@ -161,22 +161,29 @@ def _case_change_lines(changes: list[CaseChange]) -> list[str]:
     return lines
 
 
-def _worst_lines(result: Result, name: str, *, below: float | None) -> list[str]:
-    """The lowest-scoring cases under the floor (a perfect case never explains a miss)."""
+def _worst_lines(result: Result, check: MetricCheck) -> list[str]:
+    """The worst cases beyond the bound (a perfect case never explains a miss): under a
+    floor, or over a ceiling of a lower-is-better metric (``hallucination_rate``)."""
+    name, bound, higher = check.name, check.bound or 0.0, check.higher_is_better
+    if name.startswith("latency_"):
+        return []
+
+    def beyond(value: float) -> bool:
+        return value < bound if higher else value > bound
+
     worst = [
         c
-        for c in result.worst_cases(name, limit=WORST_CASES)
-        if below is None or c.values[name] < below
+        for c in result.worst_cases(name, limit=WORST_CASES, highest=not higher)
+        if beyond(c.values[name])
     ]
     if not worst:
         return []
-    under = sum(
-        1
-        for c in result.evaluated
-        if name in c.values and below is not None and c.values[name] < below
-    )
+    scored = [c.values[name] for c in result.evaluated if name in c.values]
+    count = sum(1 for value in scored if beyond(value))
+    # of the cases the metric scores (rejection_rate: the unanswerable ones)
+    where = "under" if higher else "over"
     lines = [
-        f"    worst cases for {name} ({under} of {len(result.evaluated)} under {format_value(below)}):"
+        f"    worst cases for {name} ({count} of {len(scored)} {where} {format_value(bound)}):"
     ]
     for c in worst:
         lines.append(
@@ -320,11 +327,13 @@ def check_floors(
     verdict.notes.extend(str(n) for n in retrieval.get("notes") or [])
     if result.golden is not None:  # judgments the golden set's reader left out
         verdict.notes.extend(result.golden.warnings)
-    if result.skipped:
+    skipped = [c for c in result.skipped if c.answerable]  # unanswerable ones: said below
+    if skipped:
         verdict.notes.append(
-            f"{len(result.skipped)} case(s) without relevant documents skipped (empty='skip'): "
-            + ", ".join(c.id for c in result.skipped[:10])
+            f"{len(skipped)} case(s) without relevant documents skipped (empty='skip'): "
+            + ", ".join(c.id for c in skipped[:10])
         )
+    verdict.notes.extend(str(n) for n in (result.info.get("unanswerable") or {}).get("notes", []))
     judge = result.info.get("judge") or {}
     failure = judge.get("failure")
     if failure:

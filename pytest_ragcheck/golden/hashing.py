@@ -34,6 +34,8 @@ class HashedCase(Protocol):
     @property
     def reference_answers(self) -> Sequence[str]: ...
     @property
+    def answerable(self) -> bool: ...
+    @property
     def _grades(self) -> Mapping[str, int]: ...
 
 
@@ -64,8 +66,10 @@ def scored_json(case: HashedCase) -> tuple[str, str]:
         if case.reference_answers
         else ""
     )
+    # "answerable" only when false: hashes of the other cases stay as they were
+    unanswerable = "" if case.answerable else '"answerable":false,'
     return (
-        f'"expected_texts":[{texts}]',
+        f'{unanswerable}"expected_texts":[{texts}]',
         f'"query":{_string(case.query)},"reference_answer":{answer}{answers},"relevance":{{{grades}}}',
     )
 
@@ -90,6 +94,7 @@ def all_hashes(cases: Sequence[HashedCase]) -> tuple[str, dict[str, str]]:
                 or case.expected_texts
                 or case.reference_answer is not None
                 or case.reference_answers
+                or not case.answerable
             ):
                 before, after = scored_json(case)
                 text = f"{{{before},{after}}}"

@@ -18,6 +18,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    StrictBool,
     StrictInt,
     field_validator,
     model_validator,
@@ -30,9 +31,24 @@ from pytest_ragcheck.golden.hashing import all_hashes, case_digest, scored_json
 from pytest_ragcheck.golden.ids import as_id
 from pytest_ragcheck.golden.spans import normalize_text
 
-__all__ = ["CaseFacts", "GoldenCase", "GoldenSet", "case_facts", "derive_case_id"]
+__all__ = [
+    "NO_ANSWER_FIELDS",
+    "CaseFacts",
+    "GoldenCase",
+    "GoldenSet",
+    "case_facts",
+    "derive_case_id",
+]
 
 Mode = Literal["ids", "texts", "none"]
+#: What a case with ``answerable: false`` cannot have: the collection holds no answer to it.
+NO_ANSWER_FIELDS = (
+    "expected_ids",
+    "relevance",
+    "expected_texts",
+    "reference_answer",
+    "reference_answers",
+)
 #: Where ``GoldenCase._grades`` keeps what it built, in the instance's ``__dict__``.
 _GRADES_KEY = "_grades_built"
 
@@ -81,6 +97,9 @@ class GoldenCase(BaseModel):
     reference_answer: str | None = None
     #: Several acceptable answers: lexical answer metrics take the best match.
     reference_answers: list[str] = Field(default_factory=list)
+    #: ``False``: the collection holds no answer, and the right behaviour is to decline
+    #: (SPEC §13); rank metrics leave the case out.
+    answerable: StrictBool = True
     tags: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -92,6 +111,19 @@ class GoldenCase(BaseModel):
             if isinstance(query, str) and query.strip():
                 return {**data, "id": derive_case_id(query)}
         return data
+
+    @model_validator(mode="after")
+    def _nothing_to_find(self) -> GoldenCase:
+        if not self.answerable:
+            for name in NO_ANSWER_FIELDS:
+                value = getattr(self, name)
+                if value:
+                    raise ValueError(
+                        f"answerable is false (the collection holds no answer to this query), "
+                        f"but the case has {name} {value!r}: remove {name}, or remove "
+                        "answerable: false if the collection does answer it"
+                    )
+        return self
 
     @field_validator("query")
     @classmethod

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from pytest_ragcheck.golden.model import GoldenCase, derive_case_id
+from pytest_ragcheck.golden.model import NO_ANSWER_FIELDS, GoldenCase, derive_case_id
 from pytest_ragcheck.golden.spans import normalize_text
 
 __all__ = ["plain_case"]
@@ -83,6 +83,9 @@ def plain_case(raw: dict[str, Any]) -> GoldenCase | None:
     answer = raw.get("reference_answer")
     if answer is not None and type(answer) is not str:
         return None
+    answerable = raw.get("answerable", True)
+    if type(answerable) is not bool or (answerable is False and answer):
+        return None  # pydantic names the field (or the type)
     values: dict[str, Any] = {
         "id": case_id,
         "query": query,
@@ -91,6 +94,7 @@ def plain_case(raw: dict[str, Any]) -> GoldenCase | None:
         "expected_texts": [],
         "reference_answer": answer,
         "reference_answers": [],
+        "answerable": answerable,
         "tags": [],
         "metadata": {},
     }
@@ -100,8 +104,10 @@ def plain_case(raw: dict[str, Any]) -> GoldenCase | None:
             if checked is None:
                 return None
             values[key] = checked
-        elif key not in ("id", "query", "reference_answer"):
+        elif key not in ("id", "query", "reference_answer", "answerable"):
             return None  # an unknown field: pydantic names it
+    if not answerable and any(values[name] for name in NO_ANSWER_FIELDS):
+        return None
     keys = tuple(raw)
     fields_set = _FIELDS_SETS.get(keys)
     if fields_set is None:

@@ -89,7 +89,10 @@ def compute_judge_metrics(
     )
     if needs_model and not settings.model:
         raise ConfigError(_no_model_message())
-    plans = {item.case_id: [planner.plan(item, spec) for spec in specs] for item in items}
+    plans = {
+        item.case_id: [planner.plan(item, spec) for spec in specs if _scores(spec, item)]
+        for item in items
+    }
 
     jobs = list(planner.jobs.values())
     progress = _Progress(options.progress, total=len(jobs))
@@ -134,6 +137,12 @@ def compute_judge_metrics(
         for plan in plans[item.case_id]:
             scorer.score(item.case_id, plan)
     return run
+
+
+def _scores(spec: MetricSpec, item: JudgeItem) -> bool:
+    """Whether ``spec`` scores this case: unanswerable ones only where it says so."""
+    cases = spec.metric.scores_cases
+    return cases == "all" or (cases == "answerable") == item.answerable
 
 
 class _Progress:

@@ -94,6 +94,10 @@ class Plan:
     answer_text: str = ""
     reference: str = ""
     contexts: tuple[str, ...] = ()
+    #: ``truthfulness`` & co.: the case's answerability, and why its answer is a refusal by
+    #: the rules (then there is no judgment: the grade is ``missing``).
+    answerable: bool = True
+    refusal: str | None = None
 
 
 class Planner:
@@ -160,7 +164,7 @@ class Planner:
         plan = Plan(spec, prompt)
         query = item.query
         reference = (item.reference_answer or "").strip()
-        needs_reference = "reference_answer" in spec.metric.needs
+        needs_reference = "reference_answer" in spec.metric.needs and item.answerable
         if needs_reference and not reference:
             plan.problem = (
                 f"the case has no reference_answer, which {spec.base} needs "
@@ -198,6 +202,12 @@ class Planner:
         self, item: JudgeItem, plan: Plan, reference: str, chunks: tuple[str, ...]
     ) -> Plan:
         """One judgment per (case, answer), with the top-k contexts for faithfulness."""
+        plan.answerable, plan.refusal = item.answerable, item.refusal
+        if plan.prompt.kind == "truthfulness":
+            if item.refusal is not None:
+                return plan  # a refusal is graded missing without a call
+            if not item.answerable:  # the prompt says the collection holds no answer
+                plan.prompt = PROMPTS["unanswerable"]
         if item.answer is None:
             plan.problem = "the pipeline returned no answer to judge"
             return plan

@@ -28,6 +28,9 @@ __all__ = [
     "QUESTIONS",
     "RELEVANCE",
     "SCORE",
+    "TRUTHFULNESS",
+    "TRUTH_GRADES",
+    "UNANSWERABLE",
     "USEFULNESS",
     "AnswerKind",
     "Prompt",
@@ -47,11 +50,14 @@ AnswerKind = Literal[
     "questions",
     "correctness",
     "completeness",
+    "truthfulness",
 ]
-#: Answer kinds of the questions about a pipeline's generated answer (SPEC §10).
+#: Answer kinds of the questions about a pipeline's generated answer (SPEC §10, §13).
 ANSWER_KINDS: frozenset[str] = frozenset(
-    {"faithfulness", "questions", "correctness", "completeness"}
+    {"faithfulness", "questions", "correctness", "completeness", "truthfulness"}
 )
+#: CRAG's four grades of an answer (SPEC §13), best first.
+TRUTH_GRADES: tuple[str, ...] = ("perfect", "acceptable", "missing", "incorrect")
 
 _TAGS = ("retrieved_text", "query", "reference_answer", "generated_answer")
 _TAG_RE = re.compile(r"<(/?)(" + "|".join(_TAGS) + r")", re.IGNORECASE)
@@ -286,6 +292,46 @@ COMPLETENESS = Prompt(
     response_format=_claims_schema("ragcheck_completeness", covered="boolean"),
 )
 
+_TRUTH_SCHEMA = _object_schema(
+    "ragcheck_truthfulness",
+    {
+        "reason": {"type": "string", "description": "one short sentence"},
+        "grade": {"type": "string", "enum": list(TRUTH_GRADES)},
+    },
+)
+
+TRUTHFULNESS = Prompt(
+    id="truthfulness",
+    version=1,
+    kind="truthfulness",
+    template=(
+        _ANSWER_INTRO
+        + "Reference answer:\n<reference_answer>\n{reference}\n</reference_answer>\n\n"
+        "Grade the generated answer to the query against the reference answer:\n"
+        "perfect = it answers the query correctly and states nothing false;\n"
+        "acceptable = it is useful but has minor errors or omissions that do not harm that;\n"
+        'missing = it gives no answer: a refusal, "I don\'t know", or nothing about the query;\n'
+        "incorrect = it gives wrong or irrelevant information.\n"
+        "Answer the grade (one of the four words) with a one-sentence reason."
+    ),
+    response_format=_TRUTH_SCHEMA,
+)
+
+UNANSWERABLE = Prompt(
+    id="unanswerable",
+    version=1,
+    kind="truthfulness",
+    template=(
+        _ANSWER_INTRO + "The collection the system searched holds no answer to this query, so "
+        "the right response is to decline: to say that the answer is not known or not in the "
+        "sources. Grade the generated answer:\n"
+        "missing = it declines, says it does not know, or says the sources do not answer;\n"
+        "incorrect = it answers anyway (any claim offered as the answer, hedged or not).\n"
+        "Do not use perfect or acceptable here. Answer the grade with a one-sentence reason."
+    ),
+    response_format=_TRUTH_SCHEMA,
+)
+
 #: Every prompt by id.
 PROMPTS: dict[str, Prompt] = {
     p.id: p
@@ -299,6 +345,8 @@ PROMPTS: dict[str, Prompt] = {
         QUESTIONS,
         CORRECTNESS,
         COMPLETENESS,
+        TRUTHFULNESS,
+        UNANSWERABLE,
     )
 }
 

@@ -31,6 +31,11 @@ class JudgeItem:
     chunks: tuple[str, ...]
     #: The pipeline's answer, for the judged answer metrics.
     answer: str | None = None
+    #: ``False``: the collection holds no answer (only metrics that score such cases judge it).
+    answerable: bool = True
+    #: Why the answer is a refusal by the rules (patterns, empty), or ``None``: a refusal is
+    #: graded without a judge call.
+    refusal: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +222,21 @@ def _claim_text(entry: Mapping[str, Any]) -> str:
     return f"{text} {'attributed' if entry.get('attributed') else 'not attributed'}"
 
 
+def _grade_text(entry: Mapping[str, Any]) -> str:
+    """``grade incorrect (the judge: acceptable): <reason>`` or ``grade missing (refusal:
+    empty answer, no judge call)``."""
+    grade = f"grade {entry.get('grade')}"
+    said = entry.get("judge_grade")
+    if said is not None and said != entry.get("grade"):
+        grade += f" (the judge said {said}; the collection holds no answer)"
+    if entry.get("refusal"):
+        return f"{grade} (refusal: {entry['refusal']}; no judge call)"
+    if "error" in entry:
+        return f"{grade} error: {entry['error']}"
+    reason = str(entry.get("reason") or "").strip()
+    return f"{grade}: {reason}" if reason else grade
+
+
 def summarize_details(details: Sequence[Mapping[str, Any]], *, limit: int = 3) -> str:
     """The judge's worst verdicts with their reasons, compactly (for failure messages).
 
@@ -226,6 +246,9 @@ def summarize_details(details: Sequence[Mapping[str, Any]], *, limit: int = 3) -
     worst = sorted(details, key=_badness)[:limit]
     parts: list[str] = []
     for entry in worst:
+        if "answerable" in entry:  # truthfulness & co.: one CRAG grade per answer
+            parts.append(_grade_text(entry))
+            continue
         if "claim" in entry:
             parts.append(_claim_text(entry))
             continue

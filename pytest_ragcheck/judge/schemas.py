@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from pytest_ragcheck.common.display import TEXT_LIMIT, clip
-from pytest_ragcheck.judge.prompts import AnswerKind
+from pytest_ragcheck.judge.prompts import TRUTH_GRADES, AnswerKind
 
 __all__ = ["MAX_ITEMS", "MalformedAnswer", "capped_reason", "parse_answer", "validate_answer"]
 
@@ -24,6 +24,7 @@ __all__ = ["MAX_ITEMS", "MalformedAnswer", "capped_reason", "parse_answer", "val
 #: answer that is really a document), reported as malformed rather than scored.
 MAX_ITEMS = 200
 
+_TRUTH_GRADES = frozenset(TRUTH_GRADES)
 _FENCE_RE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n(.*?)\n?```$", re.S)
 
 
@@ -97,6 +98,16 @@ class _Completeness(_Answer):
     claims: list[_Covered]
 
 
+class _Truthfulness(_Answer):
+    grade: Literal["perfect", "acceptable", "missing", "incorrect"]
+    reason: _Text
+
+    @field_validator("grade", mode="before")
+    @classmethod
+    def _normalise(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+
 _MODELS: dict[str, type[_Answer]] = {
     "verdict": _Verdict,
     "grade": _Grade,
@@ -106,6 +117,7 @@ _MODELS: dict[str, type[_Answer]] = {
     "questions": _Questions,
     "correctness": _Correctness,
     "completeness": _Completeness,
+    "truthfulness": _Truthfulness,
 }
 
 
@@ -140,6 +152,10 @@ def _fast(kind: AnswerKind, data: dict[str, Any]) -> dict[str, Any] | None:
     elif kind == "grade":
         grade = data.get("grade")
         if type(grade) is int and 0 <= grade <= 3 and type(reason) is str:
+            return {"grade": grade, "reason": reason}
+    elif kind == "truthfulness":
+        grade = data.get("grade")
+        if type(grade) is str and grade in _TRUTH_GRADES and type(reason) is str:
             return {"grade": grade, "reason": reason}
     elif kind == "score":
         score = data.get("score")

@@ -71,6 +71,9 @@ class Scorer:
         if plan.prompt.kind == "claims":
             self._score_claims(case_id, plan)
             return
+        if plan.prompt.kind == "truthfulness":
+            self._score_truthfulness(case_id, plan)
+            return
         if plan.prompt.kind in ANSWER_KINDS:
             self._score_answer(case_id, plan)
             return
@@ -211,6 +214,41 @@ class Scorer:
         if abstained:
             for entry in details[name]:
                 entry["abstained"] = True
+            return
+        self.run.values.setdefault(case_id, {})[name] = scoring.mean(values)
+
+    def _score_truthfulness(self, case_id: str, plan: Plan) -> None:
+        """One CRAG grade per answer: ``missing`` without a call for a refusal by the rules,
+        else the judge's (the mean of the samples' values)."""
+        name = plan.spec.name
+        details = self.run.details.setdefault(case_id, {})
+        formula = getattr(judged, plan.spec.metric.formula or "")
+        answerable = plan.answerable
+        entry: dict[str, Any] = {"answerable": answerable}
+        judgment = plan.answer
+        if judgment is None:  # a refusal by the rules
+            grades, entry["refusal"], entry["reason"] = ["missing"], plan.refusal, ""
+        else:
+            failed = judgment.failed
+            if failed is not None:
+                details[name] = []
+                self._fail(case_id, name, "the answer", failed)
+                return
+            grades = [a["grade"] for a in judgment.answers]
+            entry["judge_grade"] = grades[0]
+            entry["reason"] = judgment.answers[0]["reason"]
+            entry["cached"] = judgment.cached
+        entry["grade"] = judged.crag_grade(grades[0], answerable=answerable)
+        values = [formula(g, answerable=answerable) for g in grades]
+        if len(grades) > 1:
+            entry["samples"] = grades
+        details[name] = [entry]
+        if (
+            judgment is not None
+            and self.samples > 1
+            and self._tally(judgment, scoring.spread(values))
+        ):
+            entry["abstained"] = True
             return
         self.run.values.setdefault(case_id, {})[name] = scoring.mean(values)
 

@@ -11,10 +11,15 @@ numpy and cheap to import for marker validation:
   values into the metric (judged answer metrics, which need the ``answer``: the function of
   :mod:`pytest_ragcheck.answers.judged` that scores the judge's answer);
 * latency metrics: ``quantile`` of the per-case latencies;
-* answer metrics (``exact_match``, ``token_f1``, ``bleu``, ``rouge_l``): lexical comparisons of
+* answer metrics (``exact_match``, ``token_f1``, ``cmrc_em``, ``cmrc_f1``, ``bleu``, ``rouge_l``): lexical comparisons of
   a pipeline's answer with the case's reference answers, no LLM
   (:data:`pytest_ragcheck.answers.lexical.LEXICAL`); the judged answer metrics
   (``faithfulness`` & co.) are judge metrics whose question is about the answer;
+* refusal rates (``rejection_rate``, ``false_rejection_rate``): answer metrics over the cases
+  the collection cannot answer (``answerable: false``) or can, from the refusal rules of
+  :mod:`pytest_ragcheck.answers.refusal`; ``rejection_rate`` also reads the judge's
+  ``truthfulness`` grade when a judge model is set. ``scores_cases`` says which cases a metric
+  scores: unanswerable ones count only where it says so;
 * judge statistics (``judge_kappa``, ``judge_consistency``): judge metrics without a prompt,
   one value per run computed from the verdicts the other judge metrics obtained
   (:mod:`pytest_ragcheck.judge.trust`).
@@ -39,16 +44,23 @@ __all__ = [
     "Kind",
     "Metric",
     "Need",
+    "Scores",
     "find_metric",
     "metrics_of_kind",
 ]
 
 Kind = Literal["rank", "latency", "judge", "answer"]
+#: Which golden cases a metric scores: unanswerable ones (``answerable: false``) are left out of
+#: every metric that does not say otherwise (counted and said, SPEC §13).
+Scores = Literal["answerable", "unanswerable", "all"]
 #: What a metric reads besides the ranking: graded judgments of the golden case
 #: (``relevance``), the texts of the hits (``texts``), the case's ``reference_answer``, the
 #: human labels of the cases that have some (``labels``; cases without are left out), the
-#: pipeline's generated ``answer``, an ``embeddings`` model.
-Need = Literal["relevance", "texts", "reference_answer", "labels", "answer", "embeddings"]
+#: pipeline's generated ``answer``, an ``embeddings`` model, whether the answer is a
+#: ``refusal`` (the refusal patterns; ``None`` and empty answers count as refusals).
+Need = Literal[
+    "relevance", "texts", "reference_answer", "labels", "answer", "embeddings", "refusal"
+]
 
 #: Judge prompts whose answers are relevance judgments that human labels can be compared
 #: with (a yes/no verdict, or a 0-3 grade where >= 1 means relevant), in report order.
@@ -83,6 +95,10 @@ class Metric:
     snapshot: bool = True
     #: Said under a violated floor of this metric (what the failure means, what to do).
     floor_hint: str = ""
+    #: The cases it scores (answerable ones unless it is about declining to answer).
+    scores_cases: Scores = "answerable"
+    #: Its lowest value (``truthfulness`` goes down to -1), the least a floor may be.
+    lowest: float = 0.0
 
 
 def _rank(
@@ -159,15 +175,44 @@ def _judged_answer(
     formula: str,
     needs: set[Need],
     cutoff: bool = False,
+    higher_is_better: bool = True,
+    scores_cases: Scores = "answerable",
+    lowest: float = 0.0,
 ) -> Metric:
     return Metric(
         name,
         "judge",
         description,
+        higher_is_better=higher_is_better,
         cutoff=cutoff,
         needs=frozenset({"answer", *needs}),
         prompt=prompt,
         formula=formula,
+        scores_cases=scores_cases,
+        lowest=lowest,
+    )
+
+
+def _refusals(
+    name: str,
+    description: str,
+    *,
+    scores_cases: Scores,
+    prompt: str | None = None,
+    formula: str | None = None,
+) -> Metric:
+    """A rate of refused answers: patterns alone, or also the judge's ``missing`` grade on an
+    unanswerable case when a judge model is set (``prompt`` and ``formula``)."""
+    return Metric(
+        name,
+        "answer",
+        description,
+        higher_is_better=scores_cases == "unanswerable",
+        cutoff=False,
+        needs=frozenset({"answer", "refusal"}),
+        prompt=prompt,
+        formula=formula,
+        scores_cases=scores_cases,
     )
 
 
@@ -246,6 +291,8 @@ _DECLARED = (
     ),
     _lexical("exact_match", "1 if the SQuAD-normalised answer equals a reference answer"),
     _lexical("token_f1", "SQuAD token F1 of the answer, best over the reference answers"),
+    _lexical("cmrc_em", "CMRC 2018 exact match (separators removed, spaces kept), best over refs"),
+    _lexical("cmrc_f1", "CMRC 2018 F1: longest common substring of segments, best over refs"),
     _lexical("bleu", "sacrebleu's sentence BLEU / 100 against the reference answers"),
     _lexical("rouge_l", "rouge-score's ROUGE-L F-measure, best over the reference answers"),
     _judged_answer(
@@ -276,6 +323,37 @@ _DECLARED = (
         prompt="completeness",
         formula="completeness",
         needs={"reference_answer"},
+    ),
+    _refusals(
+        "rejection_rate",
+        "unanswerable cases whose answer is a refusal / unanswerable cases",
+        scores_cases="unanswerable",
+        prompt="truthfulness",
+        formula="rejection",
+    ),
+    _refusals(
+        "false_rejection_rate",
+        "answerable cases whose answer is a refusal / answerable cases",
+        scores_cases="answerable",
+    ),
+    _judged_answer(
+        "truthfulness",
+        "CRAG score: perfect 1, acceptable 0.5, missing 0, incorrect -1; refusing the "
+        "unanswerable is perfect",
+        prompt="truthfulness",
+        formula="truthfulness",
+        needs={"reference_answer", "refusal"},
+        scores_cases="all",
+        lowest=-1.0,
+    ),
+    _judged_answer(
+        "hallucination_rate",
+        "share of answers graded incorrect (an answer to an unanswerable case included)",
+        prompt="truthfulness",
+        formula="hallucination",
+        needs={"reference_answer", "refusal"},
+        higher_is_better=False,
+        scores_cases="all",
     ),
     _judge_statistic(
         "judge_kappa",

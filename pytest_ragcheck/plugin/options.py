@@ -65,10 +65,8 @@ def parse_options(
     rootdir: Path,
 ) -> RagcheckOptions:
     """Validate the raw values into :class:`RagcheckOptions` (raises :class:`ConfigError`).
-
     ``cli`` and ``ini`` map option names (``"tolerance"``) to what pytest read; a missing
-    name, ``None`` or ``""`` means "not set". The command line wins over the ini file.
-    """
+    name, ``None`` or ``""`` means "not set". The command line wins over the ini file."""
     raw = _Raw(cli, ini)
     report_cli = cli.get("report")
     report = report_cli or ini.get("report")
@@ -113,6 +111,7 @@ def parse_options(
             concurrency=fallback.concurrency if concurrency is None else concurrency,
             significance=_significance(raw, fallback.significance),
             judge=judge,
+            refusal_patterns=_refusal_patterns(ini.get("refusal_patterns")),
         ),
         baseline=BaselineOptions(
             precision=_precision(raw.value("baseline_precision")),
@@ -247,3 +246,12 @@ def _precision(raw: object) -> int:
             f"kept in baseline files), got {raw!r}"
         )
     return value
+
+
+def _refusal_patterns(lines: object) -> tuple[str, ...] | None:
+    """ini ``ragcheck_refusal_patterns``, checked (the answers stage loads only when it is set)."""
+    if not lines:
+        return None
+    from pytest_ragcheck.answers.refusal import ini_refusal_patterns
+
+    return ini_refusal_patterns(lines)

@@ -21,7 +21,7 @@ class OptionSpec:
 
     name: str
     help: str
-    kind: Literal["string", "bool"] = "string"
+    kind: Literal["string", "bool", "linelist"] = "string"
     flag: bool = True
     #: The ini key's help, when it differs from the flag's.
     ini_help: str | None = None
@@ -114,6 +114,12 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "baseline_precision",
         "decimals kept in baseline snapshot files (default 4)",
+        flag=False,
+    ),
+    OptionSpec(
+        "refusal_patterns",
+        "regular expressions (one a line) that make an answer a refusal; replace the defaults",
+        kind="linelist",
         flag=False,
     ),
     OptionSpec(

@@ -155,6 +155,8 @@ def cases_json(cases: Sequence[CaseResult], baselines: Sequence[Mapping[str, flo
         else [""] * n,
         _all_floats(list(baselines)),
         _texts([c.answer for c in cases], TEXT_LIMIT),
+        ["true" if c.answerable else "false" for c in cases],
+        _texts([c.refusal for c in cases], QUERY_LIMIT),
     )
     width = 2 * len(columns) + 1
     parts = [""] * (width * n)
@@ -274,6 +276,8 @@ _KEYS = (
     ',"judge_errors":[',
     '],"baseline_values":',
     ',"answer":',
+    ',"answerable":',
+    ',"refusal":',
 )
 #: What starts the entry of the runner's hit at each rank (after the first, the comma too).
 _RANKS = tuple(

@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 #: Bumped on any incompatible change of the document (fields removed or changed in meaning).
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: Key of a capped entry holding every case entry, compressed (``report.cases.pack``); only
 #: the JSON report reads it, writing the entries out as ``cases``. ``None`` when the run asked
 #: for no JSON report.

@@ -432,7 +432,7 @@
     var out = [];
     Object.keys(c.judge || {}).forEach(function (metric) {
       (c.judge[metric] || []).forEach(function (item, i) {
-        if (item && item.claim !== undefined) return;
+        if (item && (item.claim !== undefined || item.answerable !== undefined)) return;
         var r = item && item.rank !== undefined ? item.rank : (item && item.index !== undefined ? item.index + 1 : i + 1);
         if (r === rankNo) out.push({ metric: metric, item: item });
       });
@@ -461,6 +461,23 @@
   function answerParts(c) {
     if (c.answer === undefined || c.answer === null) return [];
     var out = [el("h3", { text: "Answer" }), el("div", { "class": "hit-text answer", text: c.answer })];
+    // Questions the collection cannot answer, refusals, and the CRAG grade with its reason.
+    if (c.answerable === false) out.push(el("div", { "class": "meta", text: c.refusal
+      ? "Unanswerable here, and the answer declines (" + c.refusal + ")"
+      : "Unanswerable here, but the pipeline answered: " + c.answer }));
+    else if (c.refusal) out.push(el("div", { "class": "meta", text: "Refusal (" + c.refusal + ") of a question the collection answers" }));
+    var graded = {};
+    Object.keys(c.judge || {}).forEach(function (metric) {
+      (c.judge[metric] || []).forEach(function (item) {
+        if (!item || item.answerable === undefined) return;
+        var line = "grade " + item.grade + (item.judge_grade && item.judge_grade !== item.grade ? " (the judge said " + item.judge_grade + ")" : "") +
+          (item.refusal ? " — refusal: " + item.refusal + ", no judge call" : item.reason ? " — judge: " + item.reason : "");
+        graded[line] = (graded[line] || []).concat([metric]);
+      });
+    });
+    Object.keys(graded).forEach(function (line) {
+      out.push(el("div", { "class": "grade" }, el("span", { "class": "mono", text: graded[line].join(", ") + ": " }), line));
+    });
     var own = claims(c).filter(function (x) { return x.item.supported !== undefined; });
     if (own.length) {
       out.push(el("h3", { text: "Answer claims (faithfulness)" }));

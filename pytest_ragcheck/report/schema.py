@@ -1,4 +1,4 @@
-"""The published schema of the JSON report (``--ragcheck-report=report.json``), version 3.
+"""The published schema of the JSON report (``--ragcheck-report=report.json``), version 4.
 
 Read a report with::
 
@@ -189,6 +189,14 @@ class CaseEntry(_Strict):
     )
     judge_errors: list[str]
     answer: str | None = Field(default=None, description="the pipeline's answer, if any")
+    answerable: bool = Field(
+        default=True, description="false for a case the collection cannot answer"
+    )
+    refusal: str | None = Field(
+        default=None,
+        description="why the answer counts as a refusal (empty, the pattern it matches, the "
+        "judge's grade), when a metric of the test counts refusals",
+    )
 
 
 class CaseChange(_Strict):
@@ -321,7 +329,7 @@ class HistoryTrend(_Strict):
 class Report(_Strict):
     """A ``--ragcheck-report=*.json`` file."""
 
-    schema_version: Literal[3]
+    schema_version: Literal[4]
     run: RunInfo
     summary: Summary
     tests: list[Entry] = Field(description="in node-id order")

@@ -87,11 +87,13 @@ def test_unknown_metric_and_keyword(suite, run_mode):
             "min_mrr='high'", ["min_mrr must be a number, got str"], id="floor-not-number"
         ),
         pytest.param(
-            "max_mrr=0.5", ["max_mrr: max_ bounds are for latency metrics"], id="max-quality"
+            "max_mrr=0.5",
+            ["max_mrr: max_ bounds are for lower-is-better metrics"],
+            id="max-quality",
         ),
         pytest.param(
             "min_latency_p95_ms=100",
-            ["latency is lower-is-better; use max_latency_p95_ms"],
+            ["latency_p95_ms is lower-is-better; use max_latency_p95_ms"],
             id="min-latency",
         ),
         pytest.param(

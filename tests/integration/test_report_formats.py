@@ -23,7 +23,7 @@ def test_json_markdown_and_html_reports(suite, run_mode):
         assert f"ragcheck report: {suite.path / 'out' / name}" in text
 
     report = Report.model_validate_json((suite.path / "out/report.json").read_text())
-    assert report.schema_version == 3
+    assert report.schema_version == 4
     assert report.run.generator.startswith("pytest-ragcheck ")
     assert [(t.nodeid, t.status, t.outcome) for t in report.tests] == [
         ("test_rag.py::test_floor", "below_floor", "failed"),

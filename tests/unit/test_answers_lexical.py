@@ -1,8 +1,9 @@
 """Lexical answer metrics against their references on generated English and Chinese text.
 
 References: sacrebleu's ``sentence_bleu`` (defaults; ``tokenize="zh"`` for CJK text),
-rouge-score's ``RougeScorer(["rougeL"])`` and the logic of the SQuAD v1.1 and CMRC 2018
-evaluation scripts, re-implemented here as those scripts write it.
+rouge-score's ``RougeScorer(["rougeL"])``, SQuAD v1.1's normalisation and, for ``token_f1`` on
+Chinese text, SQuAD's bag-of-tokens F1 over CMRC 2018's per-character segmentation (SPEC §10).
+``test_answers_exactness.py`` compares with the two scripts themselves (SPEC §13).
 """
 
 from __future__ import annotations
@@ -138,7 +139,10 @@ def cmrc_tokens(in_str: str) -> list[str]:
     """CMRC 2018's ``mixed_segmentation`` + ``remove_punctuation``, with the non-Chinese runs
     normalised as SQuAD does (the script passes them to nltk's word tokenizer, and also splits
     them at its ASCII separators such as ``-``: we keep SQuAD's ``boundarylayer``, so that
-    English text scores exactly as SQuAD's script scores it)."""
+    English text scores exactly as SQuAD's script scores it). A text without a Chinese
+    character is SQuAD's alone (SPEC §13)."""
+    if not re.search(r"[\u4e00-\u9fff]", in_str):
+        return squad_normalize(in_str).split()
     in_str = in_str.lower().strip()
     segs: list[str] = []
     temp = ""

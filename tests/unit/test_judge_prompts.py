@@ -29,7 +29,8 @@ INJECTION = (
 
 def test_every_prompt_has_an_id_and_a_version() -> None:
     chunks = {"relevance", "usefulness", "grade", "score", "claims"}
-    answers = {"faithfulness", "questions", "correctness", "completeness"}
+    answers = {"faithfulness", "questions", "correctness", "completeness", "truthfulness"}
+    answers |= {"unanswerable"}  # truthfulness on a case the collection cannot answer
     assert set(PROMPTS) == chunks | answers
     assert {p.kind for p in PROMPTS.values()} == set(typing.get_args(AnswerKind))
     for prompt in PROMPTS.values():

@@ -29,7 +29,9 @@ JUDGE = tuple(
     m for m in metrics_of_kind("judge") if m.prompt is not None and "answer" not in m.needs
 )
 JUDGED_ANSWER = tuple(m for m in metrics_of_kind("judge") if "answer" in m.needs)
-LEXICAL_ANSWER = metrics_of_kind("answer")
+LEXICAL_ANSWER = tuple(m for m in metrics_of_kind("answer") if "refusal" not in m.needs)
+#: rejection_rate and false_rejection_rate: answer metrics over refusals (SPEC §13).
+REFUSAL = tuple(m for m in metrics_of_kind("answer") if "refusal" in m.needs)
 STATISTICS = tuple(m for m in metrics_of_kind("judge") if m.prompt is None)
 LATENCY = metrics_of_kind("latency")
 
@@ -60,7 +62,7 @@ def test_the_docs_table_lists_exactly_the_registered_metrics():
 def test_every_metric_is_one_complete_declaration():
     assert len(METRICS) == len(RANK) + len(JUDGE) + len(STATISTICS) + len(LATENCY) + len(
         JUDGED_ANSWER
-    ) + len(LEXICAL_ANSWER)
+    ) + len(LEXICAL_ANSWER) + len(REFUSAL)
     for metric in METRICS.values():
         assert METRICS[metric.name] is metric
         assert metric.description
@@ -81,6 +83,19 @@ def test_every_metric_is_one_complete_declaration():
     for metric in JUDGED_ANSWER:
         assert callable(getattr(judged, metric.formula or ""))
         assert metric.cutoff == ("texts" in metric.needs)  # faithfulness reads the top k
+    assert {m.name for m in REFUSAL} == {"rejection_rate", "false_rejection_rate"}
+    for metric in REFUSAL:
+        assert metric.needs == {"answer", "refusal"}
+        assert not metric.cutoff
+        # only rejection_rate scores the unanswerable cases, and higher is better there
+        assert metric.higher_is_better == (metric.scores_cases == "unanswerable")
+    assert callable(getattr(judged, METRICS["rejection_rate"].formula or ""))
+    # everything else scores answerable cases only, but the CRAG pair scores all of them
+    assert {m.name for m in METRICS.values() if m.scores_cases == "all"} == {
+        "truthfulness",
+        "hallucination_rate",
+    }
+    assert {m.name for m in METRICS.values() if m.lowest != 0.0} == {"truthfulness"}
     for metric in STATISTICS:
         assert "texts" in metric.needs
         assert (metric.reference, metric.engine, metric.formula, metric.quantile) == (None,) * 4
@@ -124,7 +139,7 @@ def test_non_rank_metrics_have_no_pure_function():
 def test_name_lists_and_specs_derive_from_the_registry():
     assert tuple(m.name for m in RANK) == names.RANK_METRICS
     assert tuple(m.name for m in metrics_of_kind("judge")) == names.JUDGE_METRICS
-    assert tuple(m.name for m in LEXICAL_ANSWER) == names.ANSWER_METRICS
+    assert tuple(m.name for m in (*LEXICAL_ANSWER, *REFUSAL)) == names.ANSWER_METRICS
     assert tuple(m.name for m in LATENCY) == names.LATENCY_METRICS
     assert names.all_metric_names() == tuple(METRICS)
     assert names.DEFAULT_METRICS == ("hit_rate", "mrr", "precision", "recall", "map", "ndcg")

@@ -61,3 +61,39 @@ def test_the_drill_down_shows_the_answer_its_claims_and_the_checked_quotes(
         "✗ It has ten airports — the judge's quote “ten airports” is not in the contexts"
     ]
     assert not texts["✗ It lies on the Seine — missing from the answer"]
+
+
+GRADES = """(function () {
+  var drill = document.querySelector(".drill:not([hidden])");
+  if (!drill) return null;
+  return {
+    answer: (drill.querySelector(".answer") || {}).textContent,
+    notes: Array.from(drill.querySelectorAll(".meta, .grade")).map(function (n) { return n.textContent; })
+  };
+})()"""
+
+
+@needs_chromium
+def test_the_drill_down_says_what_an_unanswerable_case_answered_and_its_grade(
+    tmp_path: Path,
+) -> None:
+    document = copy.deepcopy(sample_document())
+    index, test = next((i, t) for i, t in enumerate(document["tests"]) if t.get("cases"))
+    case = test["cases"][0]
+    case.update(answer="Poseidonia", answerable=False, refusal=None)
+    entry = {"answerable": False, "judge_grade": "acceptable", "reason": "names a capital",
+             "cached": False, "grade": "incorrect"}  # fmt: skip
+    case["judge"] = {"truthfulness": [entry], "hallucination_rate": [entry]}
+    page = tmp_path / "report.html"
+    page.write_text(render_html(document), encoding="utf-8")
+    with Browser(tmp_path / "profile", width=1280, height=1000) as browser:
+        browser.open(f"{page.as_uri()}#case={index}/{case['id']}")
+        drill = browser.eval(GRADES)
+    assert drill is not None
+    assert drill["answer"] == "Poseidonia"
+    notes = drill["notes"]
+    assert "Unanswerable here, but the pipeline answered: Poseidonia" in notes
+    assert (
+        "truthfulness, hallucination_rate: grade incorrect (the judge said acceptable) — judge: "
+        "names a capital"
+    ) in notes

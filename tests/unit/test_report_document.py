@@ -23,7 +23,7 @@ from pytest_ragcheck.report.schema import Report
 def test_document_validates_against_the_published_schema():
     document = sample_document()
     report = Report.model_validate_json(json.dumps(document, allow_nan=False))
-    assert report.schema_version == SCHEMA_VERSION == 3
+    assert report.schema_version == SCHEMA_VERSION == 4
     assert report.summary.tests == 5
     assert [t.nodeid for t in report.tests] == sorted(t.nodeid for t in report.tests)
 
@@ -38,14 +38,14 @@ def test_schema_rejects_unknown_and_missing_fields():
     del missing["tests"][0]["cases"][0]["hits"]
     with pytest.raises(pydantic.ValidationError, match="hits"):
         Report.model_validate(missing)
-    newer = dict(document, schema_version=4)
+    newer = dict(document, schema_version=5)
     with pytest.raises(pydantic.ValidationError, match="schema_version"):
         Report.model_validate(newer)
 
 
 def test_json_schema_is_published():
     schema = Report.model_json_schema()
-    assert schema["properties"]["schema_version"]["const"] == 3
+    assert schema["properties"]["schema_version"]["const"] == 4
     assert "MetricEntry" in schema["$defs"]
 
 

@@ -92,6 +92,8 @@ def _reference(case: CaseResult, baseline: Mapping[str, Any] | None) -> str:
         if baseline is None
         else {str(k): _finite(v) for k, v in baseline.items()},
         "answer": clip(case.answer),
+        "answerable": case.answerable,
+        "refusal": clip(case.refusal, QUERY_LIMIT),
     }
     return json.dumps(entry, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
@@ -136,6 +138,8 @@ def _case(rng: random.Random, n: int, *, built: bool) -> CaseResult:
         judge_errors=[_text(rng, 500)] if rng.random() < 0.2 else [],
         answer=rng.choice([None, _text(rng, 5), _text(rng, 120)]),
         _ranked=(hits, grades),
+        answerable=rng.random() < 0.8,
+        refusal=rng.choice([None, None, "empty answer", _text(rng, 400)]),
     )
     if built:
         case.hits = [
