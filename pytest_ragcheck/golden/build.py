@@ -85,7 +85,7 @@ def _validation_problems(exc: ValidationError) -> list[str]:
             problems.append(f"missing required field '{where}'")
         elif kind == "value_error":
             msg = str(err["msg"]).removeprefix("Value error, ")
-            problems.append(f"field '{where}': {msg}")
+            problems.append(f"field '{where}': {msg}" if where else msg)
         elif kind == "model_type":
             problems.append(f"expected a JSON object, got {type(err['input']).__name__}")
         else:

@@ -13,6 +13,8 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from pytest_ragcheck.golden.subtopics import subtopics_json
+
 if TYPE_CHECKING:
     from pytest_ragcheck.golden.model import GoldenCase
 
@@ -45,9 +47,16 @@ def scored_json(case: GoldenCase) -> tuple[str, str]:
         if case.reference_answers
         else ""
     )
+    # subtopics only when set, after "relevance" in key order: hashes of cases without stay
+    subtopics = (
+        subtopics_json(case.subtopics, case.subtopic_texts)
+        if case.subtopics or case.subtopic_texts
+        else ""
+    )
     return (
         f'"expected_texts":[{texts}]',
-        f'"query":{_string(case.query)},"reference_answer":{answer}{answers},"relevance":{{{grades}}}',
+        f'"query":{_string(case.query)},"reference_answer":{answer}{answers},'
+        f'"relevance":{{{grades}}}{subtopics}',
     )
 
 
@@ -71,6 +80,8 @@ def all_hashes(cases: Sequence[GoldenCase]) -> tuple[str, dict[str, str]]:
                 or case.expected_texts
                 or case.reference_answer is not None
                 or case.reference_answers
+                or case.subtopics
+                or case.subtopic_texts
             ):
                 before, after = scored_json(case)
                 text = f"{{{before},{after}}}"

@@ -27,6 +27,7 @@ from pytest_ragcheck.collector import no_collections
 from pytest_ragcheck.errors import GoldenSetError, did_you_mean
 from pytest_ragcheck.escapes import utf8_writable
 from pytest_ragcheck.golden.hashing import all_hashes, case_digest, scored_json
+from pytest_ragcheck.golden.subtopics import check_subtopic_texts, check_subtopics
 from pytest_ragcheck.ids import as_id
 from pytest_ragcheck.spans import normalize_text
 
@@ -83,6 +84,11 @@ class GoldenCase(BaseModel):
     reference_answers: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: Diversity judgments (SPEC §12): subtopic -> ``{doc id: grade}`` (a list of ids is read
+    #: as grade 1 each); the diversity metrics read them, the rank metrics do not.
+    subtopics: dict[str, dict[str, int]] = Field(default_factory=dict)
+    #: Diversity judgments of a span case: subtopic -> text spans (matched as expected_texts).
+    subtopic_texts: dict[str, list[str]] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -92,6 +98,25 @@ class GoldenCase(BaseModel):
             if isinstance(query, str) and query.strip():
                 return {**data, "id": derive_case_id(query)}
         return data
+
+    @field_validator("subtopics", mode="before")
+    @classmethod
+    def _check_subtopics(cls, value: Any) -> dict[str, dict[str, int]]:
+        return check_subtopics(value)
+
+    @field_validator("subtopic_texts", mode="before")
+    @classmethod
+    def _check_subtopic_texts(cls, value: Any) -> dict[str, list[str]]:
+        return check_subtopic_texts(value)
+
+    @model_validator(mode="after")
+    def _one_kind_of_subtopics(self) -> GoldenCase:
+        if self.subtopics and self.subtopic_texts:
+            raise ValueError(
+                "a case judges its subtopics by document ids (subtopics) or by text spans "
+                "(subtopic_texts), not both; keep one"
+            )
+        return self
 
     @field_validator("query")
     @classmethod

@@ -93,6 +93,8 @@ def plain_case(raw: dict[str, Any]) -> GoldenCase | None:
         "reference_answers": [],
         "tags": [],
         "metadata": {},
+        "subtopics": {},
+        "subtopic_texts": {},
     }
     for key, value in raw.items():
         if key in _LISTS:
