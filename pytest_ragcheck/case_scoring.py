@@ -17,6 +17,7 @@ from itertools import repeat
 from operator import attrgetter, setitem
 from typing import TYPE_CHECKING
 
+from pytest_ragcheck.names import RANK_METRICS
 from pytest_ragcheck.result import CaseResult, HitRecord
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ def _score_by_ids(
     errors = list(map(_ERROR, outcomes))
     every = settings.on_error == "zero" or errors.count(None) == len(errors)
     scored = range(len(cases)) if every else [i for i, e in enumerate(errors) if e is None]
-    rank_specs = [s for s in specs if s.kind == "rank"]
+    rank_specs = [s for s in specs if s.base in RANK_METRICS]  # the facets are scored later
     columns: dict[str, list[float]] = {}
     metrics_s = 0.0
     values: list[dict[str, float]] = [{} for _ in outcomes]
@@ -138,7 +139,7 @@ def _score_general(
 ) -> Scored:
     from pytest_ragcheck.answers import score as answers
 
-    rank_specs = [s for s in settings.metrics if s.kind == "rank"]
+    rank_specs = [s for s in settings.metrics if s.base in RANK_METRICS]
     results: list[CaseResult] = []
     scored: list[CaseResult] = []
     rankings: list[list[str]] = []

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pytest_ragcheck.bounds import Threshold, layer_thresholds
 from pytest_ragcheck.concurrency import AUTO, Concurrency
 from pytest_ragcheck.errors import ConfigError, did_you_mean
+from pytest_ragcheck.facet_settings import FACET_KEYWORDS, FacetSettings, facet_settings
 from pytest_ragcheck.names import DEFAULT_METRICS, MetricSpec, parse_metric
 from pytest_ragcheck.registry import AGREEMENT_PROMPTS
 from pytest_ragcheck.threads import MAX_TIMEOUT
@@ -90,6 +91,7 @@ MARKER_KEYWORDS: tuple[str, ...] = (
     "judge_timeout",
     "judge_disagreement",
     "judge_embedding_model",
+    *FACET_KEYWORDS,
 )
 
 
@@ -121,6 +123,8 @@ class Defaults:
     concurrency: Concurrency = DEFAULT_CONCURRENCY
     significance: float | None = DEFAULT_SIGNIFICANCE
     judge: JudgeSettings = field(default_factory=JudgeSettings)
+    #: ini ``ragcheck_authority``: the authority table's path.
+    authority: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +153,8 @@ class Settings:
     empty: Empty = "error"
     id_key: str | None = None
     judge: JudgeSettings = field(default_factory=JudgeSettings)
+    #: Diversity and authority settings (``diversity_alpha``, ``authority``, ...).
+    facets: FacetSettings = field(default_factory=FacetSettings)
 
     @property
     def metric_names(self) -> tuple[str, ...]:
@@ -323,6 +329,7 @@ def build_settings(
         empty=empty,  # type: ignore[arg-type]
         id_key=id_key,
         judge=judge,
+        facets=facet_settings(kw, authority=defaults.authority),
     )
 
 

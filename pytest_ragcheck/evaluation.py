@@ -58,6 +58,7 @@ def _evaluate(
     from pytest_ragcheck import metrics as metric_fns
     from pytest_ragcheck.answers import score as answers
     from pytest_ragcheck.case_scoring import score_cases
+    from pytest_ragcheck.facets import check_facets, score_facets
     from pytest_ragcheck.golden.model import case_facts
     from pytest_ragcheck.judge.trust import assess_trust
 
@@ -88,6 +89,7 @@ def _evaluate(
         )
 
     answers.check_references(to_run, settings.metrics, golden.source)
+    check_facets(to_run, settings, source=golden.source)
     clock = time.perf_counter()
     run, retrieval = _retrieve(retriever, to_run, golden.source, settings, progress)
     settle()  # the hits live to the end of the run
@@ -109,6 +111,9 @@ def _evaluate(
     judge_specs = [s for s in settings.metrics if s.kind == "judge"]
     if judge_specs:
         info["judge"] = _run_judge(to_run, by_id, judge_specs, settings, progress)
+    facets = score_facets(to_run, by_id, settings, source=golden.source)
+    if facets.info():
+        info["facets"] = facets.info()
     # judged@k, judge_kappa, judge_consistency: added to the run where they apply
     trust = assess_trust(to_run, by_id, settings, info.get("judge"))
     info.update(trust.info(info.get("judge")))

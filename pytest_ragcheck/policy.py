@@ -307,4 +307,7 @@ def check_floors(
     verdict.problems.extend(str(p) for p in trust.get("problems") or [])
     verdict.notes.extend(str(w) for w in judge.get("warnings") or [])
     verdict.notes.extend(str(n) for n in trust.get("notes") or [])
+    facets = result.info.get("facets") or {}  # diversity and authority
+    verdict.problems.extend(str(p) for p in facets.get("problems") or [])
+    verdict.notes.extend(str(n) for n in facets.get("notes") or [])
     return verdict

@@ -5,7 +5,10 @@ description for the docs) and how it is computed, by name, so that this module s
 numpy and cheap to import for marker validation:
 
 * rank metrics: ``reference``, the pure function in :mod:`pytest_ragcheck.metrics`, and
-  ``engine``, the column method of the vectorised engine (several metrics may share one);
+  ``engine``, the column method of the vectorised engine (several metrics may share one); the
+  diversity metrics (``needs`` ``subtopics``) name a method of
+  :class:`pytest_ragcheck.metrics.diversity.DiversityColumns`, the authority metrics
+  (``needs`` ``sources``) one of :class:`pytest_ragcheck.metrics.authority.AuthorityColumns`;
 * judge metrics: ``prompt``, the id of the question in :mod:`pytest_ragcheck.judge.prompts`,
   and ``formula``, the function of :mod:`pytest_ragcheck.judge.scoring` that turns the per-chunk
   values into the metric (judged answer metrics, which need the ``answer``: the function of
@@ -47,8 +50,18 @@ Kind = Literal["rank", "latency", "judge", "answer"]
 #: What a metric reads besides the ranking: graded judgments of the golden case
 #: (``relevance``), the texts of the hits (``texts``), the case's ``reference_answer``, the
 #: human labels of the cases that have some (``labels``; cases without are left out), the
-#: pipeline's generated ``answer``, an ``embeddings`` model.
-Need = Literal["relevance", "texts", "reference_answer", "labels", "answer", "embeddings"]
+#: pipeline's generated ``answer``, an ``embeddings`` model, the case's ``subtopics`` (cases
+#: without have no value), the hits' ``sources`` and an authority table.
+Need = Literal[
+    "relevance",
+    "texts",
+    "reference_answer",
+    "labels",
+    "answer",
+    "embeddings",
+    "subtopics",
+    "sources",
+]
 
 #: Judge prompts whose answers are relevance judgments that human labels can be compared
 #: with (a yes/no verdict, or a 0-3 grade where >= 1 means relevant), in report order.
@@ -105,6 +118,38 @@ def _rank(
         reference=name,
         engine=engine or name,
         snapshot=snapshot,
+        floor_hint=floor_hint,
+    )
+
+
+def _diversity(name: str, description: str, *, cutoff: bool = True) -> Metric:
+    return Metric(
+        name,
+        "rank",
+        description,
+        cutoff=cutoff,
+        needs=frozenset({"subtopics"}),
+        reference=name,
+        engine=name,
+        floor_hint=_FACETS_HINT,
+    )
+
+
+_FACETS_HINT = (
+    "the top k covers fewer of the queries' subtopics: the cases below name the subtopics "
+    "left uncovered; look for near-duplicate results crowding out the other facets"
+)
+
+
+def _authority(name: str, description: str, *, higher_is_better: bool, floor_hint: str) -> Metric:
+    return Metric(
+        name,
+        "rank",
+        description,
+        higher_is_better=higher_is_better,
+        needs=frozenset({"sources"}),
+        reference=name,
+        engine=name,
         floor_hint=floor_hint,
     )
 
@@ -196,6 +241,31 @@ _DECLARED = (
             "them as not relevant: label them (--ragcheck-propose-labels=FILE lists the judge's "
             "verdicts on them for review)"
         ),
+    ),
+    _diversity(
+        "alpha_ndcg",
+        "α-nDCG (ndeval): subtopic gains discounted by novelty and rank / the greedy ideal's",
+    ),
+    _diversity("err_ia", "intent-aware ERR (ndeval's ERR-IA, over an ideal-ideal ranking)"),
+    _diversity("nerr_ia", "ERR-IA / the ERR-IA of the greedy ideal ranking (ndeval's nERR-IA)"),
+    _diversity("p_ia", "intent-aware precision: subtopic hits in the top k / (k · subtopics)"),
+    _diversity("subtopic_recall", "subtopics covered by the top k / subtopics (ndeval's strec)"),
+    _diversity(
+        "map_ia", "intent-aware MAP: mean over subtopics of their average precision", cutoff=False
+    ),
+    _diversity("nrbp", "novelty- and rank-biased precision (ndeval's NRBP)", cutoff=False),
+    _diversity("nnrbp", "NRBP / the NRBP of the greedy ideal ranking", cutoff=False),
+    _authority(
+        "authority",
+        "mean authority weight of the sources of the top-k hits (authority table)",
+        higher_is_better=True,
+        floor_hint="the top k comes from less authoritative sources: the cases below list them",
+    ),
+    _authority(
+        "untrusted",
+        "share of the top-k hits whose source weighs below trusted_min (lower is better)",
+        higher_is_better=False,
+        floor_hint="more of the top k comes from untrusted sources: the cases below list them",
     ),
     _latency("latency_p50_ms", "median retriever latency per case, in ms", quantile=0.5),
     _latency("latency_p95_ms", "95th percentile of the retriever latency, in ms", quantile=0.95),

@@ -72,6 +72,10 @@ class CaseResult:
     _ranked: tuple[Sequence[Hit], Mapping[str, int]] | None = field(
         default=None, repr=False, compare=False
     )
+    #: Diversity and authority facts (SPEC §12): ``subtopics`` (per subtopic its number of
+    #: relevant documents and the first rank covering it) and ``sources`` (per hit of the top
+    #: k its source, the pattern that weighed it and the weight). ``None`` when not asked.
+    facets: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -100,6 +104,7 @@ class CaseResult:
             "judge": {name: [dict(v) for v in items] for name, items in self.judge.items()},
             "judge_errors": list(self.judge_errors),
             "answer": self.answer,
+            **({"facets": self.facets} if self.facets is not None else {}),
         }
 
 

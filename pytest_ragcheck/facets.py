@@ -1,0 +1,189 @@
+"""Diversity and source-authority values of a run's cases (SPEC §12), after the retriever ran.
+
+Run by ``evaluate_golden`` on the case results:
+
+* the diversity metrics read each case's subtopic judgments (``subtopics`` by id,
+  ``subtopic_texts`` by text span); a case without has no value (counted and said), and a run
+  that asks for them with no such case at all is a usage error naming the field;
+* the authority metrics weigh each hit's source with the authority table; hits without a
+  source are a problem naming the case and the hit.
+
+Each case keeps what a failure message and the reports show: which subtopics its top k covers
+(and which documents cover them), and the sources of its hits with their weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pytest_ragcheck.display import counted, shorten, shown_id
+from pytest_ragcheck.errors import ConfigError
+from pytest_ragcheck.result import hit_ids
+
+if TYPE_CHECKING:
+    from pytest_ragcheck.config import Settings
+    from pytest_ragcheck.golden import GoldenCase
+    from pytest_ragcheck.metrics.diversity import Judgments
+    from pytest_ragcheck.names import MetricSpec
+    from pytest_ragcheck.result import CaseResult
+
+__all__ = ["Facets", "check_facets", "lost_subtopics_text", "score_facets", "span_judgments"]
+
+_SPAN = "\x00span:{}"
+_SHOWN = 3
+
+
+@dataclass(slots=True)
+class Facets:
+    """What the facet metrics add to a run's ``info``."""
+
+    notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def info(self) -> dict[str, Any]:
+        return (
+            {"notes": self.notes, "problems": self.problems} if self.notes or self.problems else {}
+        )
+
+
+def check_facets(cases: Sequence[GoldenCase], settings: Settings, *, source: str) -> None:
+    """Before the retriever runs: a diversity metric needs a case with subtopics."""
+    specs = [s for s in settings.metrics if "subtopics" in s.metric.needs]
+    if specs and not any(c.subtopics or c.subtopic_texts for c in cases):
+        names = ", ".join(s.name for s in specs)
+        raise ConfigError(
+            f"{names} {'needs' if len(specs) == 1 else 'need'} subtopic judgments, but no case "
+            f"of {source} has 'subtopics' (or 'subtopic_texts'): add them to the cases, e.g. "
+            '"subtopics": {"<facet>": ["<doc id>", ...]}, or a subtopics.tsv to a BEIR '
+            "folder; or remove the metric"
+        )
+
+
+def score_facets(
+    cases: Sequence[GoldenCase],
+    results: Mapping[str, CaseResult],
+    settings: Settings,
+    *,
+    source: str,
+) -> Facets:
+    """Set the diversity and authority values on the case results."""
+    facets = Facets()
+    diversity = [s for s in settings.metrics if "subtopics" in s.metric.needs]
+    if diversity:
+        _diversity(facets, cases, results, settings, diversity, source)
+    return facets
+
+
+def _scored(result: CaseResult, settings: Settings) -> bool:
+    return result.status == "ok" or (result.status == "error" and settings.on_error == "zero")
+
+
+def span_judgments(subtopic_texts: Mapping[str, Sequence[str]]) -> tuple[Judgments, list[str]]:
+    """Span subtopics in ndeval's form: each distinct span one judged "document", relevant to
+    the subtopics that list it; also the spans, in the order of their pseudo ids."""
+    from pytest_ragcheck.metrics.diversity import Judgments
+    from pytest_ragcheck.spans import normalize_text
+
+    spans: dict[str, list[int]] = {}
+    relevant: list[int] = []
+    for index, name in enumerate(subtopic_texts):
+        own = dict.fromkeys(normalize_text(span) for span in subtopic_texts[name])
+        for span in own:
+            spans.setdefault(span, []).append(index)
+        relevant.append(len(own))
+    docs = {_SPAN.format(i): tuple(indices) for i, indices in enumerate(spans.values())}
+    return Judgments(tuple(subtopic_texts), docs, tuple(relevant)), list(spans)
+
+
+def _covered_by_spans(
+    result: CaseResult, judged: Judgments, spans: list[str]
+) -> list[tuple[int, ...]]:
+    """Per hit, the subtopics of the spans it is the first to contain (SPEC §3's rule)."""
+    from pytest_ragcheck.spans import match_spans
+
+    hits = result.hits
+    match = match_spans(hits, spans)  # type: ignore[arg-type]  # HitRecord has .text
+    covered: list[set[int]] = [set() for _ in hits]
+    for index, rank in enumerate(match.span_rank):
+        if rank is not None:
+            covered[rank - 1].update(judged.docs[_SPAN.format(index)])
+    return [tuple(sorted(found)) for found in covered]
+
+
+def _diversity(
+    facets: Facets,
+    cases: Sequence[GoldenCase],
+    results: Mapping[str, CaseResult],
+    settings: Settings,
+    specs: Sequence[MetricSpec],
+    source: str,
+) -> None:
+    from pytest_ragcheck.metrics.diversity import DiversityColumns, judgments
+
+    check_facets(cases, settings, source=source)
+    with_subtopics = [c for c in cases if c.subtopics or c.subtopic_texts]
+    without = len(cases) - len(with_subtopics)
+    if without:
+        first = ", ".join(repr(c.id) for c in cases if not (c.subtopics or c.subtopic_texts))
+        facets.notes.append(
+            f"{counted(without, 'case')} without subtopics: no value for "
+            f"{', '.join(s.name for s in specs)}, whose means are over the "
+            f"{counted(len(with_subtopics), 'case')} with subtopics ({shorten(first, 120)})"
+        )
+    alpha, beta = settings.facets.alpha, settings.facets.beta
+    for case in with_subtopics:
+        result = results[case.id]
+        if not _scored(result, settings):
+            continue
+        if case.subtopics:
+            judged = judgments(case.subtopics)
+            covered = judged.covered(hit_ids(result))
+        else:
+            judged, spans = span_judgments(case.subtopic_texts)
+            covered = _covered_by_spans(result, judged, spans)
+        query = DiversityColumns(covered, judged, alpha, beta, None)
+        for spec in specs:
+            result.values[spec.name] = getattr(query, spec.base)(spec.k)
+        _keep_coverage(result, judged, covered)
+
+
+def _keep_coverage(
+    result: CaseResult, judged: Judgments, covered: Sequence[tuple[int, ...]]
+) -> None:
+    """Per subtopic: the first rank that covers it (``None``: not covered) and its number of
+    relevant documents, for the failure message and the reports."""
+    first: dict[str, int | None] = dict.fromkeys(judged.names)
+    for rank, found in enumerate(covered, 1):
+        for j in found:
+            if first[judged.names[j]] is None:
+                first[judged.names[j]] = rank
+    result.facets = {
+        **(result.facets or {}),
+        "subtopics": {
+            name: {"relevant": count, "first_rank": first[name]}
+            for name, count in zip(judged.names, judged.relevant, strict=True)
+        },
+    }
+
+
+def lost_subtopics_text(
+    subtopics: Mapping[str, Mapping[str, int]],
+    baseline: Sequence[str],
+    current: Sequence[str],
+    k: int | None,
+) -> tuple[str, ...]:
+    """Lines naming the subtopics the baseline's top k covered and this run's does not, with
+    the documents that covered them: ``lost subtopic 'the animal' (was d2 at 1)``."""
+    cut_old = len(baseline) if k is None else k
+    cut_new = len(current) if k is None else k
+    now = set(current[:cut_new])
+    lines: list[str] = []
+    for name, grades in subtopics.items():
+        relevant = {doc for doc, grade in grades.items() if grade >= 1}
+        before = [(rank, doc) for rank, doc in enumerate(baseline[:cut_old], 1) if doc in relevant]
+        if before and not relevant & now:
+            shown = ", ".join(f"{shown_id(doc)} at {rank}" for rank, doc in before[:_SHOWN])
+            lines.append(f"lost subtopic {name!r} (was {shown})")
+    return tuple(lines)
