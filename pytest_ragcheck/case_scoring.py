@@ -216,9 +216,7 @@ def _case_result(
 
 
 def _hit_record(index: int, hit: Hit, *, grade: int, spans: tuple[int, ...] = ()) -> HitRecord:
-    return HitRecord(
-        rank=index + 1, id=hit.id, text=hit.text, score=hit.score, grade=grade, spans=spans
-    )
+    return HitRecord(index + 1, hit.id, hit.text, hit.score, grade, spans, hit.source)
 
 
 def _apply_span_recall(

@@ -166,6 +166,11 @@ class Settings:
         return any("relevance" in s.metric.needs for s in self.metrics)
 
     @property
+    def needs_sources(self) -> bool:
+        """True when a metric reads the hits' sources (they are read only then)."""
+        return any("sources" in s.metric.needs for s in self.metrics)
+
+    @property
     def judge_metrics(self) -> tuple[MetricSpec, ...]:
         return tuple(s for s in self.metrics if s.kind == "judge")
 

@@ -89,7 +89,7 @@ def _evaluate(
         )
 
     answers.check_references(to_run, settings.metrics, golden.source)
-    check_facets(to_run, settings, source=golden.source)
+    table = check_facets(to_run, settings, source=golden.source)
     clock = time.perf_counter()
     run, retrieval = _retrieve(retriever, to_run, golden.source, settings, progress)
     settle()  # the hits live to the end of the run
@@ -111,7 +111,7 @@ def _evaluate(
     judge_specs = [s for s in settings.metrics if s.kind == "judge"]
     if judge_specs:
         info["judge"] = _run_judge(to_run, by_id, judge_specs, settings, progress)
-    facets = score_facets(to_run, by_id, settings, source=golden.source)
+    facets = score_facets(to_run, by_id, settings, source=golden.source, table=table)
     if facets.info():
         info["facets"] = facets.info()
     # judged@k, judge_kappa, judge_consistency: added to the run where they apply
@@ -174,6 +174,7 @@ def _retrieve(
     that match nothing) go to ``info["retrieval"]``."""
     from pytest_ragcheck.retrieval import check_golden_numbers, requested_depth, retrieval_info
     from pytest_ragcheck.runner import RunOptions, run_cases
+    from pytest_ragcheck.sources import source_keys
 
     check_golden_numbers(cases, settings.metrics, source=source)
     depth = requested_depth(settings.metrics)
@@ -183,7 +184,11 @@ def _retrieve(
             progress("retrieve", done, total)
 
     options = RunOptions(
-        k=depth, concurrency=settings.concurrency, timeout=settings.timeout, id_key=settings.id_key
+        k=depth,
+        concurrency=settings.concurrency,
+        timeout=settings.timeout,
+        id_key=settings.id_key,
+        sources=source_keys(settings.facets.source_key) if settings.needs_sources else None,
     )
     queries = [c.query for c in cases]
     shown = retrieval_progress if progress is not None else None

@@ -9,14 +9,21 @@ Marker keywords ``diversity_alpha`` / ``diversity_beta`` (ndeval's novelty param
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from pytest_ragcheck.errors import ConfigError
 from pytest_ragcheck.validate import number
 
-__all__ = ["DEFAULT_TRUSTED_MIN", "FACET_KEYWORDS", "FacetSettings", "facet_settings"]
+__all__ = [
+    "DEFAULT_TRUSTED_MIN",
+    "FACET_KEYWORDS",
+    "FacetSettings",
+    "facet_settings",
+    "with_table",
+]
 
 #: A source weighing less than this counts as untrusted (``untrusted@k``).
 DEFAULT_TRUSTED_MIN = 0.5
@@ -70,3 +77,13 @@ def facet_settings(kw: Mapping[str, Any], *, authority: str | None = None) -> Fa
             f"got {type(table).__name__}: {table!r}"
         )
     return FacetSettings(alpha, beta, table, trusted_min, source_key)
+
+
+def with_table(facets: FacetSettings, base_dirs: Sequence[Path]) -> FacetSettings:
+    """``facets`` with its authority table read, a relative path looked up in ``base_dirs``
+    (the test file's folder, then the rootdir; the current folder for ``evaluate()``)."""
+    from pytest_ragcheck.authority_table import AuthorityTable, load_authority
+
+    if facets.authority is None or isinstance(facets.authority, AuthorityTable):
+        return facets
+    return replace(facets, authority=load_authority(facets.authority, list(base_dirs)))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.display import counted, shorten, shown_id
@@ -23,6 +24,7 @@ from pytest_ragcheck.errors import ConfigError
 from pytest_ragcheck.result import hit_ids
 
 if TYPE_CHECKING:
+    from pytest_ragcheck.authority_table import AuthorityTable
     from pytest_ragcheck.config import Settings
     from pytest_ragcheck.golden import GoldenCase
     from pytest_ragcheck.metrics.diversity import Judgments
@@ -48,8 +50,29 @@ class Facets:
         )
 
 
-def check_facets(cases: Sequence[GoldenCase], settings: Settings, *, source: str) -> None:
-    """Before the retriever runs: a diversity metric needs a case with subtopics."""
+def check_facets(
+    cases: Sequence[GoldenCase], settings: Settings, *, source: str
+) -> AuthorityTable | None:
+    """Before the retriever runs: a diversity metric needs a case with subtopics, an
+    authority metric a table (returned, read from its file if need be)."""
+    from pytest_ragcheck.authority_table import load_authority
+
+    _check_subtopics(cases, settings, source)
+    if not settings.needs_sources:
+        return None
+    table = settings.facets.authority
+    if table is None:
+        names = ", ".join(s.name for s in settings.metrics if "sources" in s.metric.needs)
+        raise ConfigError(
+            f"{names} {'weighs' if ',' not in names else 'weigh'} each hit's source with an "
+            "authority table: pass "
+            "authority='sources.toml' (a JSON or TOML object {pattern: weight}, e.g. "
+            '{"nih.gov": 1.0, "*": 0.3}) or a dict, or set the ini option ragcheck_authority'
+        )
+    return load_authority(table, [Path.cwd()])
+
+
+def _check_subtopics(cases: Sequence[GoldenCase], settings: Settings, source: str) -> None:
     specs = [s for s in settings.metrics if "subtopics" in s.metric.needs]
     if specs and not any(c.subtopics or c.subtopic_texts for c in cases):
         names = ", ".join(s.name for s in specs)
@@ -67,12 +90,16 @@ def score_facets(
     settings: Settings,
     *,
     source: str,
+    table: AuthorityTable | None = None,
 ) -> Facets:
     """Set the diversity and authority values on the case results."""
     facets = Facets()
     diversity = [s for s in settings.metrics if "subtopics" in s.metric.needs]
     if diversity:
         _diversity(facets, cases, results, settings, diversity, source)
+    authority = [s for s in settings.metrics if "sources" in s.metric.needs]
+    if authority and table is not None:
+        _authority(facets, cases, results, settings, authority, table)
     return facets
 
 
@@ -122,7 +149,6 @@ def _diversity(
 ) -> None:
     from pytest_ragcheck.metrics.diversity import DiversityColumns, judgments
 
-    check_facets(cases, settings, source=source)
     with_subtopics = [c for c in cases if c.subtopics or c.subtopic_texts]
     without = len(cases) - len(with_subtopics)
     if without:
@@ -166,6 +192,72 @@ def _keep_coverage(
             for name, count in zip(judged.names, judged.relevant, strict=True)
         },
     }
+
+
+def _authority(
+    facets: Facets,
+    cases: Sequence[GoldenCase],
+    results: Mapping[str, CaseResult],
+    settings: Settings,
+    specs: Sequence[MetricSpec],
+    table: AuthorityTable,
+) -> None:
+    from pytest_ragcheck.metrics.authority import AuthorityColumns
+
+    depth = None if any(s.k is None for s in specs) else max(s.k or 0 for s in specs)
+    missing: list[str] = []
+    cases_missing = lacking_hits = 0
+    for case in cases:
+        result = results[case.id]
+        if not _scored(result, settings):
+            continue
+        top = result.hits if depth is None else result.hits[:depth]
+        lacking = [h for h in top if h.source is None]
+        if lacking:
+            cases_missing += 1
+            hits = ", ".join(f"#{h.rank} {h.id!r}" for h in lacking[:_SHOWN])
+            more = f" and {len(lacking) - _SHOWN} more" if len(lacking) > _SHOWN else ""
+            missing.append(f"case {case.id!r}: hit {hits}{more}")
+            lacking_hits += len(lacking)
+            continue
+        matches = [table.weigh(h.source) for h in top if h.source is not None]
+        columns = AuthorityColumns(matches, settings.facets.trusted_min)
+        for spec in specs:
+            result.values[spec.name] = getattr(columns, spec.base)(spec.k)
+        result.facets = {
+            **(result.facets or {}),
+            "sources": [
+                {
+                    "rank": h.rank,
+                    "id": h.id,
+                    "source": m.source,
+                    "pattern": m.pattern,
+                    "weight": m.weight,
+                }
+                for h, m in zip(top, matches, strict=True)
+            ],
+        }
+    if missing:
+        key = settings.facets.source_key
+        where = (
+            f"source_key={key!r}"
+            if key
+            else "'url', 'source', 'domain' or 'file_path', in the hit or its metadata"
+        )
+        shown = "; ".join(missing[:_SHOWN]) + (
+            f"; … {len(missing) - _SHOWN} more cases" if len(missing) > _SHOWN else ""
+        )
+        fix = (
+            f"does every hit carry {key!r}?"
+            if key
+            else "if your hits keep their URL under another key, pass source_key='<that key>'"
+        )
+        names = ", ".join(s.name for s in specs)
+        facets.problems.append(
+            f"{names}: {counted(lacking_hits, 'hit')} in {counted(cases_missing, 'case')} have "
+            f"no source ({where}), so those cases have no value: {shown}. {fix[:1].upper()}"
+            f"{fix[1:]}"
+        )
 
 
 def lost_subtopics_text(

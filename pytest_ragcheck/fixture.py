@@ -79,7 +79,7 @@ class RagcheckFixture:
 
         try:
             systems = check_systems(retrievers)
-            settings = self.settings(**overrides)
+            settings = self._with_table(self.settings(**overrides))
             golden = self._golden(settings, call="ragcheck.compare(systems, cases=...)")
             item = self._request.node
             progress = make_progress(self._request.config, item.nodeid)
@@ -108,9 +108,20 @@ class RagcheckFixture:
             raise ConfigError(
                 f"no golden cases: add @ragcheck(cases='golden.jsonl') to the test or call {call}"
             )
+        return load_golden(settings.cases, base_dirs=self._base_dirs(), split=settings.split)
+
+    def _base_dirs(self) -> list[Path]:
+        """Where relative paths of the marker are looked up: the test's folder, the rootdir."""
         item = self._request.node
-        base_dirs = [Path(str(item.path)).parent, Path(self._request.config.rootpath)]
-        return load_golden(settings.cases, base_dirs=base_dirs, split=settings.split)
+        return [Path(str(item.path)).parent, Path(self._request.config.rootpath)]
+
+    def _with_table(self, settings: Settings) -> Settings:
+        """The settings with the authority table read, when an authority metric needs it."""
+        if not settings.needs_sources:
+            return settings
+        from pytest_ragcheck.facet_settings import with_table
+
+        return settings.replace(facets=with_table(settings.facets, self._base_dirs()))
 
     def _run(self, retriever: Any, overrides: Mapping[str, Any]) -> Result:
         from pytest_ragcheck.evaluation import evaluate_golden
@@ -121,7 +132,7 @@ class RagcheckFixture:
 
         request = self._request
         item = request.node
-        settings = self.settings(**overrides)
+        settings = self._with_table(self.settings(**overrides))
         clock = time.perf_counter()
         golden = self._golden(settings)
         timings = {"load_s": time.perf_counter() - clock}

@@ -143,6 +143,9 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
         flag=False,
     ),
     OptionSpec(
+        "authority", "authority table (.json/.toml) for authority@k, untrusted@k", flag=False
+    ),
+    OptionSpec(
         "baseline_max_hits",
         f"ranked ids a baseline stores per case for metrics without a cutoff "
         f"(default {DEFAULT_MAX_HITS})",
@@ -261,6 +264,7 @@ def parse_options(
             concurrency=fallback.concurrency if concurrency is None else concurrency,
             significance=_significance(raw, fallback.significance),
             judge=judge,
+            authority=raw.text("authority"),  # looked up as cases= is: test folder, rootdir
         ),
         baseline=BaselineOptions(
             precision=_precision(raw.value("baseline_precision")),

@@ -39,6 +39,8 @@ class HitRecord:
     grade: int
     #: Text-span matching only: the spans this hit found first.
     spans: tuple[int, ...] = ()
+    #: Its URL / source / domain, when an authority metric read it.
+    source: str | None = None
 
 
 @dataclass(slots=True)
@@ -118,7 +120,7 @@ def _get_hits(case: CaseResult) -> list[HitRecord]:
         hits, grades = ranked
         grade = grades.get
         built = [
-            HitRecord(rank, hit.id, hit.text, hit.score, max(grade(hit.id, 0), 0))
+            HitRecord(rank, hit.id, hit.text, hit.score, max(grade(hit.id, 0), 0), (), hit.source)
             for rank, hit in enumerate(hits, 1)
         ]
         _HITS_SLOT.__set__(case, built)
