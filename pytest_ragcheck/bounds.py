@@ -54,10 +54,12 @@ def _threshold_keyword(key: str, value: object, k: int | None) -> Threshold:
         raise ConfigError(f"{key}: {exc}") from None
     if prefix == "max" and spec.higher_is_better:
         raise ConfigError(
-            f"{key}: max_ bounds are for latency metrics; for {spec.base} use min_{metric}"
+            f"{key}: max_ bounds are for latency metrics and untrusted; for {spec.base} use "
+            f"min_{metric}"
         )
     if prefix == "min" and not spec.higher_is_better:
-        raise ConfigError(f"{key}: latency is lower-is-better; use max_{metric}")
+        what = "latency" if spec.kind == "latency" else spec.base
+        raise ConfigError(f"{key}: {what} is lower-is-better; use max_{metric}")
     return _threshold(spec, value, source=key)
 
 

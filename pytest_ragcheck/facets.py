@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_ragcheck.display import counted, shorten, shown_id
+from pytest_ragcheck.display import counted, shorten
 from pytest_ragcheck.errors import ConfigError
 from pytest_ragcheck.result import hit_ids
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from pytest_ragcheck.names import MetricSpec
     from pytest_ragcheck.result import CaseResult
 
-__all__ = ["Facets", "check_facets", "lost_subtopics_text", "score_facets", "span_judgments"]
+__all__ = ["Facets", "check_facets", "score_facets", "span_judgments"]
 
 _SPAN = "\x00span:{}"
 _SHOWN = 3
@@ -44,10 +44,14 @@ class Facets:
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
+    #: ``trusted_min`` of the run, when an authority metric was computed (for the messages).
+    trusted_min: float | None = None
+
     def info(self) -> dict[str, Any]:
-        return (
-            {"notes": self.notes, "problems": self.problems} if self.notes or self.problems else {}
-        )
+        found: dict[str, Any] = {"notes": self.notes, "problems": self.problems}
+        if self.trusted_min is not None:
+            found["trusted_min"] = self.trusted_min
+        return found if self.notes or self.problems or self.trusted_min is not None else {}
 
 
 def check_facets(
@@ -99,6 +103,7 @@ def score_facets(
         _diversity(facets, cases, results, settings, diversity, source)
     authority = [s for s in settings.metrics if "sources" in s.metric.needs]
     if authority and table is not None:
+        facets.trusted_min = settings.facets.trusted_min
         _authority(facets, cases, results, settings, authority, table)
     return facets
 
@@ -258,24 +263,3 @@ def _authority(
             f"no source ({where}), so those cases have no value: {shown}. {fix[:1].upper()}"
             f"{fix[1:]}"
         )
-
-
-def lost_subtopics_text(
-    subtopics: Mapping[str, Mapping[str, int]],
-    baseline: Sequence[str],
-    current: Sequence[str],
-    k: int | None,
-) -> tuple[str, ...]:
-    """Lines naming the subtopics the baseline's top k covered and this run's does not, with
-    the documents that covered them: ``lost subtopic 'the animal' (was d2 at 1)``."""
-    cut_old = len(baseline) if k is None else k
-    cut_new = len(current) if k is None else k
-    now = set(current[:cut_new])
-    lines: list[str] = []
-    for name, grades in subtopics.items():
-        relevant = {doc for doc, grade in grades.items() if grade >= 1}
-        before = [(rank, doc) for rank, doc in enumerate(baseline[:cut_old], 1) if doc in relevant]
-        if before and not relevant & now:
-            shown = ", ".join(f"{shown_id(doc)} at {rank}" for rank, doc in before[:_SHOWN])
-            lines.append(f"lost subtopic {name!r} (was {shown})")
-    return tuple(lines)

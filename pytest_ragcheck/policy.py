@@ -21,6 +21,7 @@ from pytest_ragcheck.baseline_compare import (
 )
 from pytest_ragcheck.checks import WORST_CASES, CaseChange, MetricCheck, Status, update_command
 from pytest_ragcheck.display import counted, format_value, shorten, shown_id, signed
+from pytest_ragcheck.facet_explain import facet_lines
 from pytest_ragcheck.registry import find_metric
 
 if TYPE_CHECKING:
@@ -93,6 +94,8 @@ class Verdict:
                     lines.append(f"    {declared.floor_hint}")
                 if check.bound_kind == "min" and check.name in result.metrics:
                     lines.extend(_worst_lines(result, check.name, below=check.bound))
+                elif declared is not None and declared.kind == "rank":  # untrusted@k
+                    lines.extend(_worst_lines(result, check.name, below=None, above=check.bound))
         if regressed:
             lines.append("")
             lines.append("Regressed against the baseline:")
@@ -148,22 +151,33 @@ def _case_change_lines(changes: list[CaseChange]) -> list[str]:
     return lines
 
 
-def _worst_lines(result: Result, name: str, *, below: float | None) -> list[str]:
-    """The lowest-scoring cases under the floor (a perfect case never explains a miss)."""
-    worst = [
-        c
-        for c in result.worst_cases(name, limit=WORST_CASES)
-        if below is None or c.values[name] < below
-    ]
+def _worst_lines(
+    result: Result, name: str, *, below: float | None, above: float | None = None
+) -> list[str]:
+    """The lowest-scoring cases under the floor (a perfect case never explains a miss); with
+    ``above``, the highest-scoring cases over a ceiling."""
+    bound: float | None
+    if above is not None:
+        over = [c for c in result.evaluated if c.values.get(name, above) > above]
+        worst = sorted(over, key=lambda c: -c.values[name])[:WORST_CASES]
+        under, bound, word = len(over), above, "over"
+    else:
+        worst = [
+            c
+            for c in result.worst_cases(name, limit=WORST_CASES)
+            if below is None or c.values[name] < below
+        ]
+        under = sum(
+            1
+            for c in result.evaluated
+            if name in c.values and below is not None and c.values[name] < below
+        )
+        bound, word = below, "under"
     if not worst:
         return []
-    under = sum(
-        1
-        for c in result.evaluated
-        if name in c.values and below is not None and c.values[name] < below
-    )
     lines = [
-        f"    worst cases for {name} ({under} of {len(result.evaluated)} under {format_value(below)}):"
+        f"    worst cases for {name} ({under} of {len(result.evaluated)} {word} "
+        f"{format_value(bound)}):"
     ]
     for c in worst:
         lines.append(
@@ -174,6 +188,7 @@ def _worst_lines(result: Result, name: str, *, below: float | None) -> list[str]
 
             lines.append(f"        judge: {summarize_details(c.judge[name])}")
         lines.extend(f"        {line}" for line in answer_lines(c, name, claims=False))
+        lines.extend(f"        {line}" for line in facet_lines(result, c, name))
     return lines
 
 

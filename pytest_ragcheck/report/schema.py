@@ -189,6 +189,12 @@ class CaseEntry(_Strict):
     )
     judge_errors: list[str]
     answer: str | None = Field(default=None, description="the pipeline's answer, if any")
+    facets: dict[str, Any] | None = Field(
+        default=None,
+        description="diversity and authority facts: 'subtopics' (subtopic -> relevant documents "
+        "and the first rank covering it) and 'sources' (per hit of the top k: rank, id, source, "
+        "the pattern that weighed it, weight); null when no such metric was asked",
+    )
 
 
 class CaseChange(_Strict):

@@ -92,6 +92,7 @@ def _reference(case: CaseResult, baseline: Mapping[str, Any] | None) -> str:
         if baseline is None
         else {str(k): _finite(v) for k, v in baseline.items()},
         "answer": clip(case.answer),
+        "facets": case.facets,
     }
     return json.dumps(entry, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
@@ -136,6 +137,14 @@ def _case(rng: random.Random, n: int, *, built: bool) -> CaseResult:
         judge_errors=[_text(rng, 500)] if rng.random() < 0.2 else [],
         answer=rng.choice([None, _text(rng, 5), _text(rng, 120)]),
         _ranked=(hits, grades),
+        facets=rng.choice(
+            [
+                None,
+                None,
+                {"subtopics": {_text(rng, 2): {"relevant": 2, "first_rank": None}}},
+                {"sources": [{"rank": 1, "id": "d", "source": _text(rng, 2), "weight": 0.5}]},
+            ]
+        ),
     )
     if built:
         case.hits = [
