@@ -224,6 +224,7 @@ def _run_judge(
                 reference_answer=case.reference_answer or next(iter(case.references), None),
                 chunks=tuple(h.text or "" for h in hits),
                 answer=case_result.answer,
+                sources=tuple(h.source for h in hits) if settings.needs_sources else (),
             )
         )
 

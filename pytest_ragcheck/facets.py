@@ -62,11 +62,12 @@ def check_facets(
     from pytest_ragcheck.authority_table import load_authority
 
     _check_subtopics(cases, settings, source)
-    if not settings.needs_sources:
+    weighed = [s.name for s in settings.metrics if "sources" in s.metric.needs and s.kind == "rank"]
+    if not weighed:
         return None
     table = settings.facets.authority
     if table is None:
-        names = ", ".join(s.name for s in settings.metrics if "sources" in s.metric.needs)
+        names = ", ".join(weighed)
         raise ConfigError(
             f"{names} {'weighs' if ',' not in names else 'weigh'} each hit's source with an "
             "authority table: pass "
@@ -101,7 +102,7 @@ def score_facets(
     diversity = [s for s in settings.metrics if "subtopics" in s.metric.needs]
     if diversity:
         _diversity(facets, cases, results, settings, diversity, source)
-    authority = [s for s in settings.metrics if "sources" in s.metric.needs]
+    authority = [s for s in settings.metrics if "sources" in s.metric.needs and s.kind == "rank"]
     if authority and table is not None:
         facets.trusted_min = settings.facets.trusted_min
         _authority(facets, cases, results, settings, authority, table)

@@ -182,9 +182,17 @@ _NOT_THE_RETRIEVER = "the judge, not the retriever, is the problem: "
 
 
 def _judge(
-    name: str, description: str, *, prompt: str, formula: str, reference_answer: bool = False
+    name: str,
+    description: str,
+    *,
+    prompt: str,
+    formula: str,
+    reference_answer: bool = False,
+    sources: bool = False,
 ) -> Metric:
     needs: set[Need] = {"texts", "reference_answer"} if reference_answer else {"texts"}
+    if sources:
+        needs.add("sources")
     return Metric(
         name, "judge", description, needs=frozenset(needs), prompt=prompt, formula=formula
     )
@@ -313,6 +321,13 @@ _DECLARED = (
         "best of the judge's 0-1 scores of how well a chunk answers the query",
         prompt="score",
         formula="maximum",
+    ),
+    _judge(
+        "llm_source_quality",
+        "mean of the judge's 0-3 grades of the top-k hits' sources (URL and text) / 3",
+        prompt="source",
+        formula="mean_grade",
+        sources=True,
     ),
     _lexical("exact_match", "1 if the SQuAD-normalised answer equals a reference answer"),
     _lexical("token_f1", "SQuAD token F1 of the answer, best over the reference answers"),

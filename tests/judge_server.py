@@ -6,7 +6,7 @@ the retrieved text, so that tests can compute the exact expected metric values:
 * ``[g=N]`` in a chunk sets its grade ``N`` (0-3, default 0);
 * relevance (``llm_relevancy`` / ``llm_precision``): ``yes`` iff grade >= 1;
 * usefulness (``context_precision``): ``yes`` iff grade >= 2;
-* grade (``llm_ndcg``): the grade;
+* grade (``llm_ndcg``) and source (``llm_source_quality``): the grade;
 * score (``rerank_relevancy``): ``[s=X]`` if present, else grade / 3;
 * claims (``context_recall``): the reference answer split on ``.``; a claim is attributed iff
   one of its ``F<digits>`` fact tokens appears in the context.
@@ -176,7 +176,7 @@ def expected_answer(
         return {"reason": reason, "verdict": "yes" if (g >= 1) != wrong else "no"}
     if kind.endswith("usefulness"):
         return {"reason": reason, "verdict": "yes" if (g >= 2) != wrong else "no"}
-    if kind.endswith("grade"):
+    if kind.endswith(("grade", "source")):  # llm_ndcg, llm_source_quality
         return {"reason": reason, "grade": 3 - g if wrong else g}
     if kind.endswith("score"):
         m = _SCORE_RE.search(chunk)

@@ -185,8 +185,14 @@ class Planner:
             )
             return plan
         ref = reference if needs_reference else None
-        for text in chunks:
-            if not text.strip():
+        for rank, text in enumerate(chunks):
+            if "sources" in spec.metric.needs:  # the source goes in front of the text
+                source = item.sources[rank] if rank < len(item.sources) else None
+                if source is None:
+                    plan.chunks.append("the hit has no source (url, source or domain) to judge")
+                    continue
+                text = f"Source: {source}\n\n{text}"
+            elif not text.strip():
                 plan.chunks.append("the hit has no text to judge")
                 continue
             inputs = partial(_pair_inputs, query, text, ref)

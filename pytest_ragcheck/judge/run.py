@@ -29,6 +29,9 @@ class JudgeItem:
     chunks: tuple[str, ...]
     #: The pipeline's answer, for the judged answer metrics.
     answer: str | None = None
+    #: The hits' sources (URL, source or domain) in rank order, for ``llm_source_quality``;
+    #: ``None`` for a hit without one.
+    sources: tuple[str | None, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,6 +74,11 @@ def mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+def mean_grade(grades: Sequence[float]) -> float:
+    """``llm_source_quality``: the mean 0-3 grade / 3 (0 with no chunk)."""
+    return mean(grades) / 3
+
+
 def maximum(values: Sequence[float]) -> float:
     """``rerank_relevancy_max``: the best score (0 with no chunk)."""
     return max(values) if values else 0.0
