@@ -237,6 +237,7 @@ def _run_judge(
         list(specs),
         settings.judge,
         progress=judge_progress if progress is not None else None,
+        alpha=settings.facets.alpha,
     )
     for case_id, values in run.values.items():
         by_id[case_id].values.update(values)

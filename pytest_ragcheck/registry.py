@@ -5,10 +5,8 @@ description for the docs) and how it is computed, by name, so that this module s
 numpy and cheap to import for marker validation:
 
 * rank metrics: ``reference``, the pure function in :mod:`pytest_ragcheck.metrics`, and
-  ``engine``, the column method of the vectorised engine (several metrics may share one); the
-  diversity metrics (``needs`` ``subtopics``) name a method of
-  :class:`pytest_ragcheck.metrics.diversity.DiversityColumns`, the authority metrics
-  (``needs`` ``sources``) one of :class:`pytest_ragcheck.metrics.authority.AuthorityColumns`;
+  ``engine``, the column method of the vectorised engine (several metrics may share one), of
+  ``metrics.diversity.DiversityColumns`` or ``metrics.authority.AuthorityColumns``;
 * judge metrics: ``prompt``, the id of the question in :mod:`pytest_ragcheck.judge.prompts`,
   and ``formula``, the function of :mod:`pytest_ragcheck.judge.scoring` that turns the per-chunk
   values into the metric (judged answer metrics, which need the ``answer``: the function of
@@ -33,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from types import MappingProxyType
 from typing import Literal
 
@@ -122,36 +121,28 @@ def _rank(
     )
 
 
-def _diversity(name: str, description: str, *, cutoff: bool = True) -> Metric:
+def _facet(
+    name: str, description: str, need: Need, hint: str, *, cutoff: bool = True, better: bool = True
+) -> Metric:
+    """A rank metric over the cases' ``subtopics`` or the hits' ``sources``, not grades."""
     return Metric(
         name,
         "rank",
         description,
+        higher_is_better=better,
         cutoff=cutoff,
-        needs=frozenset({"subtopics"}),
+        needs=frozenset({need}),
         reference=name,
         engine=name,
-        floor_hint=_FACETS_HINT,
+        floor_hint=hint,
     )
 
 
-_FACETS_HINT = (
+_SUBTOPICS_HINT = (
     "the top k covers fewer of the queries' subtopics: the cases below name the subtopics "
     "left uncovered; look for near-duplicate results crowding out the other facets"
 )
-
-
-def _authority(name: str, description: str, *, higher_is_better: bool, floor_hint: str) -> Metric:
-    return Metric(
-        name,
-        "rank",
-        description,
-        higher_is_better=higher_is_better,
-        needs=frozenset({"sources"}),
-        reference=name,
-        engine=name,
-        floor_hint=floor_hint,
-    )
+_diversity = partial(_facet, need="subtopics", hint=_SUBTOPICS_HINT)
 
 
 def _latency(name: str, description: str, *, quantile: float) -> Metric:
@@ -263,17 +254,18 @@ _DECLARED = (
     ),
     _diversity("nrbp", "novelty- and rank-biased precision (ndeval's NRBP)", cutoff=False),
     _diversity("nnrbp", "NRBP / the NRBP of the greedy ideal ranking", cutoff=False),
-    _authority(
+    _facet(
         "authority",
         "mean authority weight of the sources of the top-k hits (authority table)",
-        higher_is_better=True,
-        floor_hint="the top k comes from less authoritative sources: the cases below list them",
+        "sources",
+        "the top k comes from less authoritative sources: the cases below list them",
     ),
-    _authority(
+    _facet(
         "untrusted",
         "share of the top-k hits whose source weighs below trusted_min (lower is better)",
-        higher_is_better=False,
-        floor_hint="more of the top k comes from untrusted sources: the cases below list them",
+        "sources",
+        "more of the top k comes from untrusted sources: the cases below list them",
+        better=False,
     ),
     _latency("latency_p50_ms", "median retriever latency per case, in ms", quantile=0.5),
     _latency("latency_p95_ms", "95th percentile of the retriever latency, in ms", quantile=0.95),
@@ -328,6 +320,18 @@ _DECLARED = (
         prompt="source",
         formula="mean_grade",
         sources=True,
+    ),
+    _judge(
+        "llm_aspect_recall",
+        "aspects of the query (listed by the judge) covered by the top-k chunks / aspects",
+        prompt="covers",
+        formula="aspect_recall",
+    ),
+    _judge(
+        "llm_alpha_ndcg",
+        "α-nDCG over the judge's aspect labels, the ideal built from the judged chunks",
+        prompt="covers",
+        formula="aspect_alpha_ndcg",
     ),
     _lexical("exact_match", "1 if the SQuAD-normalised answer equals a reference answer"),
     _lexical("token_f1", "SQuAD token F1 of the answer, best over the reference answers"),

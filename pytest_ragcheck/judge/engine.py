@@ -91,22 +91,16 @@ def compute_judge_metrics(
     jobs = list(planner.jobs.values())
     progress = _Progress(options.progress, total=len(jobs))
     cache = VerdictCache(settings.cache_dir) if settings.cache_dir is not None else None
-    misses = _serve_from_cache(jobs, cache, run) if cache is not None else jobs
-    run.cached = len(jobs) - len(misses)
-    progress.add(run.cached)
-
-    if misses and settings.offline:
-        for job in misses:
-            job.error_kind = "offline"
-            job.error = (
-                "not in the verdict cache, and offline mode (--ragcheck-judge-offline) "
-                "forbids calling the judge"
-            )
-    elif misses:
-        if not settings.model:  # pragma: no cover - caught above
-            raise ConfigError(_no_model_message())
-        save = None if cache is None else partial(_save, cache=cache, settings=settings, run=run)
-        run.calls, run.retries = _judge(misses, settings, options, save=save, progress=progress)
+    _execute(jobs, settings, options, cache=cache, run=run, progress=progress)
+    aspect_plans = [p for case_plans in plans.values() for p in case_plans if p.aspects]
+    if aspect_plans:  # the aspects are known: ask which of them each chunk covers
+        for plan in aspect_plans:
+            planner.plan_covers(plan)
+        done = {id(job) for job in jobs}
+        more = [job for job in planner.jobs.values() if id(job) not in done]
+        progress.total += len(more)
+        _execute(more, settings, options, cache=cache, run=run, progress=progress)
+        jobs += more
 
     run.missing = sum(1 for job in jobs if job.answer is None)
     run.budget_missing = sum(1 for job in jobs if job.error_kind == "budget")
@@ -120,11 +114,44 @@ def compute_judge_metrics(
         abstain=settings.disagreement == "abstain",
         embeddings=embeddings,
         blend=settings.embedding_model is not None,
+        alpha=options.alpha,
     )
     for item in items:
         for plan in plans[item.case_id]:
             scorer.score(item.case_id, plan)
     return run
+
+
+def _execute(
+    jobs: list[Job],
+    settings: JudgeSettings,
+    options: JudgeOptions,
+    *,
+    cache: VerdictCache | None,
+    run: JudgeRun,
+    progress: _Progress,
+) -> None:
+    """Answer ``jobs`` from the cache, then from the judge (never offline); the counts go to
+    ``run`` (a second batch of a run continues the first one's budget)."""
+    misses = _serve_from_cache(jobs, cache, run) if cache is not None else jobs
+    run.cached += len(jobs) - len(misses)
+    progress.add(len(jobs) - len(misses))
+    if misses and settings.offline:
+        for job in misses:
+            job.error_kind = "offline"
+            job.error = (
+                "not in the verdict cache, and offline mode (--ragcheck-judge-offline) "
+                "forbids calling the judge"
+            )
+    elif misses:
+        if not settings.model:  # pragma: no cover - caught above
+            raise ConfigError(_no_model_message())
+        save = None if cache is None else partial(_save, cache=cache, settings=settings, run=run)
+        calls, retries = _judge(
+            misses, settings, options, save=save, progress=progress, spent=run.calls
+        )
+        run.calls += calls
+        run.retries += retries
 
 
 class _Progress:
@@ -180,6 +207,7 @@ def _judge(
     *,
     save: Callable[[Job, dict[str, Any]], None] | None,
     progress: _Progress,
+    spent: int = 0,
 ) -> tuple[int, int]:
     """Ask the judge for every missing verdict, concurrently; return (calls, retries)."""
     litellm = judge_client.import_litellm()
@@ -190,7 +218,7 @@ def _judge(
             api_base=settings.api_base,
             timeout=settings.timeout,
             concurrency=settings.concurrency,
-            budget=Budget(settings.max_calls),
+            budget=Budget(settings.max_calls, used=spent),
             policy=options.retry_policy,
             litellm=litellm,
             **({"sleep": options.sleep} if options.sleep is not None else {}),

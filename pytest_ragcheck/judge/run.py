@@ -42,6 +42,8 @@ class JudgeOptions:
     progress: Callable[[int, int], None] | None = None
     #: Retries of transient failures (``None``: the client's default policy).
     retry_policy: RetryPolicy | None = None
+    #: ``diversity_alpha``, for ``llm_alpha_ndcg``.
+    alpha: float = 0.5
     #: What waits between retries (tests pass a fake clock; ``None``: ``asyncio.sleep``).
     sleep: Callable[[float], Awaitable[None]] | None = None
 

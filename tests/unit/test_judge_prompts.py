@@ -28,7 +28,7 @@ INJECTION = (
 
 
 def test_every_prompt_has_an_id_and_a_version() -> None:
-    chunks = {"relevance", "usefulness", "grade", "score", "source", "claims"}
+    chunks = {"relevance", "usefulness", "grade", "score", "source", "aspects", "covers", "claims"}
     answers = {"faithfulness", "questions", "correctness", "completeness"}
     assert set(PROMPTS) == chunks | answers
     assert {p.kind for p in PROMPTS.values()} == set(typing.get_args(AnswerKind))
