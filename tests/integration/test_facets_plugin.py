@@ -82,14 +82,16 @@ TABLE = """
 """
 
 
-def test_a_retriever_that_collapses_onto_one_facet_fails_naming_the_lost_subtopics(suite):
+def test_a_retriever_that_collapses_onto_one_facet_fails_naming_the_lost_subtopics(
+    suite, run_mode
+):
     suite.make(
         ragcheck_module('"golden.jsonl", k=3, metrics=["alpha_ndcg@3", "subtopic_recall@3"]'),
         cases=CASES,
     )
     recorded = suite.rebaseline(DIVERSE, COLLAPSED)
     recorded.assert_outcomes(passed=1)
-    result = suite.run("--ragcheck-report=report.json")
+    result = suite.run("--ragcheck-report=report.json", *run_mode)
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
     assert "subtopic_recall@3 regressed 1.000 → 0.500" in out
