@@ -111,7 +111,7 @@ def _evaluate(
     judge_specs = [s for s in settings.metrics if s.kind == "judge"]
     if judge_specs:
         info["judge"] = _run_judge(to_run, by_id, judge_specs, settings, progress)
-    facets = score_facets(to_run, by_id, settings, source=golden.source, table=table)
+    facets = score_facets(to_run, by_id, settings, table=table)
     if facets.info():
         info["facets"] = facets.info()
     # judged@k, judge_kappa, judge_consistency: added to the run where they apply

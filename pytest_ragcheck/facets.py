@@ -94,14 +94,13 @@ def score_facets(
     results: Mapping[str, CaseResult],
     settings: Settings,
     *,
-    source: str,
     table: AuthorityTable | None = None,
 ) -> Facets:
     """Set the diversity and authority values on the case results."""
     facets = Facets()
     diversity = [s for s in settings.metrics if "subtopics" in s.metric.needs]
     if diversity:
-        _diversity(facets, cases, results, settings, diversity, source)
+        _diversity(facets, cases, results, settings, diversity)
     authority = [s for s in settings.metrics if "sources" in s.metric.needs and s.kind == "rank"]
     if authority and table is not None:
         facets.trusted_min = settings.facets.trusted_min
@@ -151,7 +150,6 @@ def _diversity(
     results: Mapping[str, CaseResult],
     settings: Settings,
     specs: Sequence[MetricSpec],
-    source: str,
 ) -> None:
     from pytest_ragcheck.metrics.diversity import DiversityColumns, judgments
 
