@@ -82,9 +82,7 @@ TABLE = """
 """
 
 
-def test_a_retriever_that_collapses_onto_one_facet_fails_naming_the_lost_subtopics(
-    suite, run_mode
-):
+def test_a_retriever_that_collapses_onto_one_facet_fails_naming_the_lost_subtopics(suite, run_mode):
     suite.make(
         ragcheck_module('"golden.jsonl", k=3, metrics=["alpha_ndcg@3", "subtopic_recall@3"]'),
         cases=CASES,
