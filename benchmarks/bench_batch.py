@@ -20,6 +20,7 @@ import time
 from typing import Any
 
 from pytest_ragcheck import evaluate
+
 FIXED_S = 0.005
 PER_QUERY_S = 0.00005
 

@@ -6,7 +6,9 @@ the retrieved text, so that tests can compute the exact expected metric values:
 * ``[g=N]`` in a chunk sets its grade ``N`` (0-3, default 0);
 * relevance (``llm_relevancy`` / ``llm_precision``): ``yes`` iff grade >= 1;
 * usefulness (``context_precision``): ``yes`` iff grade >= 2;
-* grade (``llm_ndcg``): the grade;
+* grade (``llm_ndcg``) and source (``llm_source_quality``): the grade;
+* aspects (``llm_aspect_recall``, ``llm_alpha_ndcg``): ``[aspects=a,b]`` in the query
+  lists the aspects (default one, ``main``); ``[c=a,b]`` in a chunk, the aspects it covers;
 * score (``rerank_relevancy``): ``[s=X]`` if present, else grade / 3;
 * claims (``context_recall``): the reference answer split on ``.``; a claim is attributed iff
   one of its ``F<digits>`` fact tokens appears in the context.
@@ -229,13 +231,20 @@ def expected_answer(
         return {"reason": reason, "verdict": "yes" if (g >= 1) != wrong else "no"}
     if kind.endswith("usefulness"):
         return {"reason": reason, "verdict": "yes" if (g >= 2) != wrong else "no"}
-    if kind.endswith("grade"):
+    if kind.endswith(("grade", "source")):  # llm_ndcg, llm_source_quality
         return {"reason": reason, "grade": 3 - g if wrong else g}
     if kind.endswith("score"):
         m = _SCORE_RE.search(chunk)
         score = float(m.group(1)) if m else g / 3
         score = 1 - score if wrong else score
         return {"reason": f"score {score:g}", "score": score}
+    if kind.endswith("aspects"):  # [aspects=a,b] in the query lists them
+        found = re.search(r"\[aspects=([^\]]*)\]", "".join(_tag(user_text, "query")))
+        ids = [i for i in (found.group(1).split(",") if found else ["main"]) if i]
+        return {"aspects": [{"id": i, "aspect": f"about {i}"} for i in ids]}
+    if kind.endswith("covers"):  # [c=a,b] in the chunk says which aspects it covers
+        found = re.search(r"\[c=([^\]]*)\]", chunk)
+        return {"covers": [i for i in found.group(1).split(",") if i] if found else []}
     if kind.endswith("claims"):
         reference = "".join(_tag(user_text, "reference_answer"))
         context = "\n".join(chunks)

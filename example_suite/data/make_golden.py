@@ -14,6 +14,14 @@ Writes, from ``queries.jsonl`` + ``qrels.tsv`` (225 queries, graded 0-4, higher 
   ``qrels/test.tsv``). Its ``corpus.jsonl`` is left out on purpose: the retriever reads
   ``data/cranfield/corpus.jsonl`` and ragcheck never needs the corpus.
 
+* ``golden/facets.jsonl`` — twelve queries with several facets, each with its judgments and
+  the **subtopics** written by hand below (:data:`FACETS`: which relevant abstracts cover which
+  facet of the question, read from their titles and abstracts), for the diversity metrics.
+* ``data/sources.json`` — an **illustrative** source URL for every abstract, for the authority
+  metrics. Cranfield has no URLs: these are made up on reserved ``.example`` domains (a
+  report server, a journal, a university archive, a blog, a paper mirror), assigned by
+  document id. They say nothing about where the abstracts really come from.
+
 It also checks ``golden/handwritten.jsonl`` (written by hand, not generated): every
 ``expected_texts`` span must occur in some Cranfield abstract, so a typo cannot silently make a
 case unanswerable.
@@ -45,6 +53,88 @@ TOPICS: dict[str, str] = {
 }
 SHORT_MAX_WORDS = 12
 LONG_MIN_WORDS = 23
+
+#: Query id -> subtopic -> the relevant abstracts that cover it (written by hand; an abstract
+#: may cover several facets). Every id must be judged relevant to its query (checked).
+FACETS: dict[str, dict[str, list[str]]] = {
+    "2": {
+        "panel flutter": ["15", "285", "390", "391", "658", "856", "857", "858", "859", "864", "948"],
+        "thermal stress and heated structures": ["12", "51", "184", "497", "858", "859", "877"],
+        "wing and control-surface flutter": ["14", "52", "202", "380", "442", "643"],
+        "scale models": ["51", "102", "184"],
+        "overviews of high-speed aeroelasticity": ["12", "746"],
+    },
+    "79": {
+        "measured derivatives": ["597", "598", "708", "713"],
+        "theory (newtonian)": ["597", "688"],
+    },
+    "82": {
+        "kuchemann's method": ["676"],
+        "multhopp's method": ["677"],
+        "swept-wing experiments": ["205", "678", "679"],
+    },
+    "84": {
+        "laminar heat transfer": ["294", "354", "406", "522", "962", "1192", "1213"],
+        "turbulent heat transfer": ["142", "294", "406", "522"],
+        "cones, yaw and bluntness": ["142", "294", "354", "522", "1192", "1213"],
+        "heating-rate formulae": ["142", "606"],
+    },
+    "101": {
+        "incremental (flow) theory": ["817", "818", "825"],
+        "deformation theory": ["818", "819"],
+        "stability and plastic buckling": ["820", "824", "825"],
+    },
+    "104": {
+        "inelastic analysis": ["833", "834", "837"],
+        "thermal cycling and non-uniform temperature": ["835", "836", "837"],
+    },
+    "116": {
+        "the conical nose": ["360", "605", "922"],
+        "the cylindrical afterbody": ["605", "922", "927"],
+        "pressures on bodies at incidence": ["360", "492", "927"],
+    },
+    "145": {
+        "experiments": ["763", "838", "839", "1045"],
+        "small-deflection theory": ["743", "763", "841", "852"],
+        "effect of internal pressure": ["763", "838", "839", "1045"],
+    },
+    "152": {
+        "calculation methods": ["572", "1076", "1077"],
+        "measurements": ["569", "655"],
+        "displacement and leading-edge bluntness": ["572", "655", "1076"],
+    },
+    "188": {
+        "jet-noise excitation": ["721", "722", "725", "909", "911"],
+        "structural response and vibration": ["722", "725", "728", "729", "911"],
+        "fatigue under random loading": ["75", "723", "724", "726"],
+    },
+    "209": {
+        "laminar separation": ["55", "187", "487", "1228", "1383", "1385"],
+        "turbulent separation": ["45", "187", "1106"],
+        "jet plumes and base flows": ["487", "1350", "1351"],
+        "hypersonic separated regions and heating": ["45", "55", "316", "1106", "1356"],
+    },
+    "224": {
+        "departure from equilibrium": ["656", "1157", "1274", "1319"],
+        "viscous effects and testing time": ["1313", "1317"],
+        "temperature measurements": ["1157", "1316", "1318"],
+    },
+}
+
+#: Illustrative sources (see the module's docstring): document id modulo 20 -> URL pattern.
+SOURCES: list[tuple[int, str]] = [
+    (8, "https://nasa-reports.example/citations/{id}"),
+    (11, "https://aiaa-journal.example/doi/10.0000/cranfield.{id}"),
+    (13, "https://university-archive.example/reports/{id}"),
+    (14, "https://university-archive.example/theses/{id}"),
+    (17, "https://aero-blog.example/posts/{id}"),
+    (20, "https://paper-mirror.example/free/{id}.pdf"),
+]
+
+
+def source_of(doc_id: str) -> str:
+    bucket = int(doc_id) % 20
+    return next(url for limit, url in SOURCES if bucket < limit).format(id=doc_id)
 
 
 def tags_for(query: str) -> list[str]:
@@ -95,8 +185,22 @@ def build() -> dict[Path, str]:
         )
         beir_queries.append({"_id": qid, "text": query["text"]})
         qrels_lines += [f"{qid}\t{docid}\t{grade}\n" for docid, grade in grades.items()]
+    facets = [
+        {
+            "id": qid,
+            "query": next(q["text"] for q in queries if q["id"] == qid),
+            "relevance": next(c["relevance"] for c in cases if c["id"] == qid),
+            "subtopics": subtopics,
+        }
+        for qid, subtopics in FACETS.items()
+    ]
+    with (SOURCE / "corpus.jsonl").open(encoding="utf-8") as handle:
+        ids = [json.loads(line)["id"] for line in handle]
+    sources = json.dumps({doc: source_of(doc) for doc in ids}, indent=0) + "\n"
     return {
         GOLDEN / "cranfield.jsonl": jsonl(cases),
+        GOLDEN / "facets.jsonl": jsonl(facets),
+        HERE / "sources.json": sources,
         GOLDEN / "cranfield_beir" / "queries.jsonl": jsonl(beir_queries),
         GOLDEN / "cranfield_beir" / "qrels" / "test.tsv": "".join(qrels_lines),
     }
@@ -122,11 +226,23 @@ def check_handwritten() -> list[str]:
     return problems
 
 
+def check_facets() -> list[str]:
+    """Problems with :data:`FACETS`: an abstract not judged relevant to its query."""
+    qrels = read_qrels()
+    return [
+        f"FACETS[{qid!r}][{name!r}]: {doc} is not judged relevant to query {qid}"
+        for qid, subtopics in FACETS.items()
+        for name, docs in subtopics.items()
+        for doc in docs
+        if qrels[qid].get(doc, 0) < 1
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only check, write nothing")
     args = parser.parse_args(argv)
-    problems = check_handwritten()
+    problems = check_handwritten() + check_facets()
     for path, content in build().items():
         current = path.read_text(encoding="utf-8") if path.is_file() else None
         if current == content:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.common.errors import ConfigError, did_you_mean
+from pytest_ragcheck.evaluation.facet_settings import with_table
 from pytest_ragcheck.evaluation.keywords import build_settings
 from pytest_ragcheck.evaluation.settings import Defaults, JudgeSettings
 
@@ -88,6 +89,8 @@ def _prepare(
     if metrics is not None:  # one name, or names, as the marker takes them
         kw["metrics"] = metrics if isinstance(metrics, str) else list(metrics)
     settings = build_settings(kw, defaults=Defaults(judge=_judge(judge)), where=where)
+    if settings.needs_sources:  # a relative authority table path: from the current folder
+        settings = settings.replace(facets=with_table(settings.facets, [Path.cwd()]))
     golden = load_golden(
         cases if not isinstance(cases, os.PathLike) else os.fspath(cases),
         base_dirs=[Path.cwd()],

@@ -23,6 +23,7 @@ from pytest_ragcheck.common.validate import (
     timeout_seconds,
 )
 from pytest_ragcheck.evaluation.bounds import Threshold, layer_thresholds
+from pytest_ragcheck.evaluation.facet_settings import facet_settings
 from pytest_ragcheck.evaluation.settings import (
     DEFAULT_K,
     DEFAULT_MIN_TAG_CASES,
@@ -193,6 +194,7 @@ def build_settings(
         id_key=id_key,
         judge=judge,
         refusal_patterns=refusal_patterns(refusals, where="refusal_patterns"),
+        facets=facet_settings(kw, authority=defaults.authority),
     )
 
 

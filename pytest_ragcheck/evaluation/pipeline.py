@@ -79,6 +79,7 @@ def _evaluate(
     from pytest_ragcheck import metrics as metric_fns
     from pytest_ragcheck.answers import refusal
     from pytest_ragcheck.answers import score as answers
+    from pytest_ragcheck.evaluation.facets import check_facets, score_facets
     from pytest_ragcheck.evaluation.scoring import score_cases
     from pytest_ragcheck.golden.model import case_facts
     from pytest_ragcheck.judge.trust import assess_trust
@@ -120,6 +121,7 @@ def _evaluate(
         )
 
     answers.check_references(to_run, settings.metrics, golden.source)
+    table = check_facets(to_run, settings, source=golden.source)
     clock = time.perf_counter()
     run, retrieval = _retrieve(retriever, to_run, golden.source, settings, progress)
     settle()  # the hits live to the end of the run
@@ -152,6 +154,9 @@ def _evaluate(
     if judge_specs:
         info["judge"] = _run_judge(to_run, by_id, judge_specs, settings, progress)
         refusal.judged_refusals(to_run, by_id)
+    facets = score_facets(to_run, by_id, settings, table=table)
+    if facets.info():
+        info["facets"] = facets.info()
     # judged@k, judge_kappa, judge_consistency: added to the run where they apply
     trust = assess_trust(to_run, by_id, settings, info.get("judge"))
     info.update(trust.info(info.get("judge")))
@@ -218,6 +223,7 @@ def _retrieve(
     that match nothing) go to ``info["retrieval"]``."""
     from pytest_ragcheck.run.facts import check_golden_numbers, requested_depth, retrieval_info
     from pytest_ragcheck.run.runner import RunOptions, run_cases
+    from pytest_ragcheck.run.sources import source_keys
 
     check_golden_numbers(cases, settings.metrics, source=source)
     depth = requested_depth(settings.metrics)
@@ -227,7 +233,11 @@ def _retrieve(
             progress("retrieve", done, total)
 
     options = RunOptions(
-        k=depth, concurrency=settings.concurrency, timeout=settings.timeout, id_key=settings.id_key
+        k=depth,
+        concurrency=settings.concurrency,
+        timeout=settings.timeout,
+        id_key=settings.id_key,
+        sources=source_keys(settings.facets.source_key) if settings.needs_sources else None,
     )
     queries = [c.query for c in cases]
     shown = retrieval_progress if progress is not None else None
@@ -265,6 +275,7 @@ def _run_judge(
                 answer=case_result.answer,
                 answerable=case.answerable,
                 refusal=case_result.refusal,
+                sources=tuple(h.source for h in hits) if settings.needs_sources else (),
             )
         )
 
@@ -277,6 +288,7 @@ def _run_judge(
         list(specs),
         settings.judge,
         progress=judge_progress if progress is not None else None,
+        alpha=settings.facets.alpha,
     )
     for case_id, values in run.values.items():
         by_id[case_id].values.update(values)

@@ -39,6 +39,8 @@ class HitRecord:
     grade: int
     #: Text-span matching only: the spans this hit found first.
     spans: tuple[int, ...] = ()
+    #: Its URL / source / domain, when an authority metric read it.
+    source: str | None = None
 
 
 @dataclass(slots=True)
@@ -77,6 +79,10 @@ class CaseResult:
     #: Why the answer counts as a refusal ("empty answer", the pattern, the judge's grade),
     #: set when a metric of the run counts refusals; ``None`` otherwise.
     refusal: str | None = None
+    #: Diversity and authority facts (SPEC §12): ``subtopics`` (per subtopic its number of
+    #: relevant documents and the first rank covering it) and ``sources`` (per hit of the top
+    #: k its source, the pattern that weighed it and the weight). ``None`` when not asked.
+    facets: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -107,6 +113,7 @@ class CaseResult:
             "answer": self.answer,
             "answerable": self.answerable,
             "refusal": self.refusal,
+            **({"facets": self.facets} if self.facets is not None else {}),
         }
 
 
@@ -120,7 +127,7 @@ def _get_hits(case: CaseResult) -> list[HitRecord]:
         hits, grades = ranked
         grade = grades.get
         built = [
-            HitRecord(rank, hit.id, hit.text, hit.score, max(grade(hit.id, 0), 0))
+            HitRecord(rank, hit.id, hit.text, hit.score, max(grade(hit.id, 0), 0), (), hit.source)
             for rank, hit in enumerate(hits, 1)
         ]
         _HITS_SLOT.__set__(case, built)

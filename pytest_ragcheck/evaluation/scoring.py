@@ -18,6 +18,7 @@ from operator import attrgetter, setitem
 from typing import TYPE_CHECKING
 
 from pytest_ragcheck.evaluation.result import CaseResult, HitRecord
+from pytest_ragcheck.metrics.names import RANK_METRICS
 
 if TYPE_CHECKING:
     from pytest_ragcheck.evaluation.settings import Settings
@@ -92,7 +93,7 @@ def _score_by_ids(
     errors = list(map(_ERROR, outcomes))
     every = settings.on_error == "zero" or errors.count(None) == len(errors)
     scored = range(len(cases)) if every else [i for i, e in enumerate(errors) if e is None]
-    rank_specs = [s for s in specs if s.kind == "rank"]
+    rank_specs = [s for s in specs if s.base in RANK_METRICS]  # the facets are scored later
     columns: dict[str, list[float]] = {}
     metrics_s = 0.0
     values: list[dict[str, float]] = [{} for _ in outcomes]
@@ -138,7 +139,7 @@ def _score_general(
 ) -> Scored:
     from pytest_ragcheck.answers import score as answers
 
-    rank_specs = [s for s in settings.metrics if s.kind == "rank"]
+    rank_specs = [s for s in settings.metrics if s.base in RANK_METRICS]
     results: list[CaseResult] = []
     scored: list[CaseResult] = []
     rankings: list[list[str]] = []
@@ -218,9 +219,7 @@ def _case_result(
 
 
 def _hit_record(index: int, hit: Hit, *, grade: int, spans: tuple[int, ...] = ()) -> HitRecord:
-    return HitRecord(
-        rank=index + 1, id=hit.id, text=hit.text, score=hit.score, grade=grade, spans=spans
-    )
+    return HitRecord(index + 1, hit.id, hit.text, hit.score, grade, spans, hit.source)
 
 
 def _apply_span_recall(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_ragcheck.common.validate import AUTO, Concurrency
+from pytest_ragcheck.evaluation.facet_settings import FACET_KEYWORDS, FacetSettings
 
 if TYPE_CHECKING:
     from pytest_ragcheck.evaluation.bounds import Threshold
@@ -79,6 +80,7 @@ MARKER_KEYWORDS: tuple[str, ...] = (
     "judge_disagreement",
     "judge_embedding_model",
     "refusal_patterns",
+    *FACET_KEYWORDS,
 )
 
 
@@ -112,6 +114,8 @@ class Defaults:
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     #: ini ``ragcheck_refusal_patterns`` (``None``: the default list).
     refusal_patterns: tuple[str, ...] | None = None
+    #: ini ``ragcheck_authority``: the authority table's path.
+    authority: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +146,8 @@ class Settings:
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     #: Regular expressions that make an answer a refusal (SPEC §13).
     refusal_patterns: tuple[str, ...] = ()
+    #: Diversity and authority settings (``diversity_alpha``, ``authority``, ...).
+    facets: FacetSettings = field(default_factory=FacetSettings)
 
     @property
     def metric_names(self) -> tuple[str, ...]:
@@ -151,6 +157,11 @@ class Settings:
     def needs_relevance(self) -> bool:
         """True when a metric needs judged documents (so every case must have some)."""
         return any("relevance" in s.metric.needs for s in self.metrics)
+
+    @property
+    def needs_sources(self) -> bool:
+        """True when a metric reads the hits' sources (they are read only then)."""
+        return any("sources" in s.metric.needs for s in self.metrics)
 
     @property
     def judge_metrics(self) -> tuple[MetricSpec, ...]:

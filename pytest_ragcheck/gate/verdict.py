@@ -23,6 +23,7 @@ from pytest_ragcheck.gate.against_baseline import (
     not_comparable_message,
 )
 from pytest_ragcheck.gate.checks import WORST_CASES, CaseChange, MetricCheck, Status, update_command
+from pytest_ragcheck.gate.facet_explain import facet_lines
 from pytest_ragcheck.metrics.registry import find_metric
 
 if TYPE_CHECKING:
@@ -194,6 +195,7 @@ def _worst_lines(result: Result, check: MetricCheck) -> list[str]:
 
             lines.append(f"        judge: {summarize_details(c.judge[name])}")
         lines.extend(f"        {line}" for line in answer_lines(c, name, claims=False))
+        lines.extend(f"        {line}" for line in facet_lines(result, c, name))
     return lines
 
 
@@ -341,4 +343,7 @@ def check_floors(
     verdict.problems.extend(str(p) for p in trust.get("problems") or [])
     verdict.notes.extend(str(w) for w in judge.get("warnings") or [])
     verdict.notes.extend(str(n) for n in trust.get("notes") or [])
+    facets = result.info.get("facets") or {}  # diversity and authority
+    verdict.problems.extend(str(p) for p in facets.get("problems") or [])
+    verdict.notes.extend(str(n) for n in facets.get("notes") or [])
     return verdict

@@ -5,12 +5,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pytest_ragcheck.answers.explain import answer_lines
+from pytest_ragcheck.evaluation.result import hit_ids
 from pytest_ragcheck.gate.checks import WORST_CASES, CaseChange, MetricCheck
 from pytest_ragcheck.gate.explain import explain_case
+from pytest_ragcheck.gate.facet_explain import facet_lines, lost_subtopics
+from pytest_ragcheck.metrics.registry import find_metric
 
 if TYPE_CHECKING:
-    from pytest_ragcheck.evaluation.result import Result
+    from collections.abc import Sequence
+
+    from pytest_ragcheck.evaluation.result import CaseResult, Result
     from pytest_ragcheck.gate.sides import Sides
+    from pytest_ragcheck.golden import GoldenCase
     from pytest_ragcheck.metrics.names import MetricSpec
 
 __all__ = ["case_changes"]
@@ -61,7 +67,8 @@ def case_changes(
                 k=k,
             )
         if case is not None:
-            explain = (*explain, *answer_lines(case, name))
+            lines = _facets(result, case, gold, name, k, stored_hits)
+            explain = (*explain, *answer_lines(case, name), *lines)
         changes.append(
             CaseChange(
                 id=case_id,
@@ -74,3 +81,24 @@ def case_changes(
             )
         )
     return changes
+
+
+def _facets(
+    result: Result,
+    case: CaseResult,
+    gold: GoldenCase | None,
+    name: str,
+    k: int | None,
+    stored: Sequence[str],
+) -> tuple[str, ...]:
+    """A diversity metric: the subtopics the top k no longer covers, with the documents that
+    covered them in the baseline (else what it misses now: span subtopics); an authority
+    metric: the sources of the top k with their weights."""
+    metric = find_metric(name)
+    if metric is None or not metric.needs & {"subtopics", "sources"}:
+        return ()
+    if "subtopics" in metric.needs and gold is not None and gold.subtopics and stored:
+        lost = lost_subtopics(gold.subtopics, stored, hit_ids(case), k)
+        if lost:
+            return tuple(lost)
+    return tuple(facet_lines(result, case, name))

@@ -1,4 +1,5 @@
-"""BEIR-style golden sets: ``queries.jsonl`` plus qrels (``qrels.tsv`` or ``qrels/<split>.tsv``).
+"""BEIR-style golden sets: ``queries.jsonl`` plus qrels (``qrels.tsv`` or ``qrels/<split>.tsv``),
+and optionally ``subtopics.tsv`` (TREC's diversity qrels: ``qid subtopic docid grade``).
 
 Only judged queries become cases; what was skipped or ignored (unjudged queries, qrels for
 unknown queries, repeated judgments) is kept as notes for the report instead of failing.
@@ -31,17 +32,26 @@ class BeirFiles:
     queries: Path
     qrels: Path
     corpus: Path | None
+    #: ``subtopics.tsv`` next to ``queries.jsonl``, when there is one.
+    subtopics: Path | None = None
 
     @classmethod
     def in_folder(cls, folder: Path, qrels: Path) -> BeirFiles:
         corpus = folder / "corpus.jsonl"
-        return cls(folder / "queries.jsonl", qrels, corpus if corpus.is_file() else None)
+        subtopics = folder / "subtopics.tsv"
+        return cls(
+            folder / "queries.jsonl",
+            qrels,
+            corpus if corpus.is_file() else None,
+            subtopics if subtopics.is_file() else None,
+        )
 
     @property
     def paths(self) -> tuple[Path, ...]:
         """Every file whose change must reload the set."""
         read = (self.queries, self.qrels)
-        return read if self.corpus is None else (*read, self.corpus)
+        optional = (self.corpus, self.subtopics)
+        return (*read, *(p for p in optional if p is not None))
 
 
 def beir_files(folder: Path, split: str | None, display: str) -> BeirFiles:
@@ -164,6 +174,59 @@ def _parse_qrels(path: Path, display: str) -> tuple[dict[str, dict[str, int]], i
     return qrels, repeats
 
 
+#: qid -> subtopic -> docid -> grade
+Subtopics = dict[str, dict[str, dict[str, int]]]
+
+
+def _parse_subtopics(path: Path, display: str) -> tuple[Subtopics, int]:
+    """``qid subtopic docid grade`` rows (whitespace-separated, an optional header line)."""
+    text = read_text(path, display)
+    found: Subtopics = {}
+    repeats = 0
+    first_row = True
+    problems: list[str] = []
+    for number, line in split_lines(text):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        parts = [p.strip() for p in stripped.split("\t")] if "\t" in stripped else stripped.split()
+        if len(parts) != 4:
+            problems.append(
+                f"{display}:{number}: expected 4 columns 'qid subtopic docid grade' (TREC's "
+                f"diversity qrels), got {len(parts)}"
+            )
+            first_row = False
+            continue
+        qid, subtopic, docid, grade_text = parts
+        try:
+            grade = int(grade_text)
+            if "_" in grade_text:
+                raise ValueError(grade_text)
+        except ValueError:
+            if not first_row or _is_number(grade_text):  # else a header line
+                problems.append(
+                    f"{display}:{number}: grade must be an integer, got {_shown(grade_text)}"
+                )
+            first_row = False
+            continue
+        first_row = False
+        if not qid or not subtopic or not docid:
+            problems.append(f"{display}:{number}: empty query, subtopic or document id")
+            continue
+        judged = found.setdefault(qid, {}).setdefault(subtopic, {})
+        if docid in judged:
+            repeats += 1
+        judged[docid] = grade
+    if problems:
+        raise problem_error(display, problems)
+    if not found:
+        raise GoldenSetError(
+            f"subtopics file {display} has no judgments; remove it or add rows "
+            "'qid subtopic docid grade'"
+        )
+    return found, repeats
+
+
 def _count_lines(path: Path) -> int:
     count = 0
     last = b"\n"
@@ -203,6 +266,12 @@ def load_beir(files: BeirFiles, display: str) -> GoldenSet:
     qrels_display = display_path(files.qrels)
     queries_display = display_path(files.queries)
     qrels, repeats = _parse_qrels(files.qrels, qrels_display)
+    subtopics: Subtopics = {}
+    subtopics_display = ""
+    subtopic_repeats = 0
+    if files.subtopics is not None:
+        subtopics_display = display_path(files.subtopics)
+        subtopics, subtopic_repeats = _parse_subtopics(files.subtopics, subtopics_display)
     text = read_text(files.queries, queries_display)
     builder = CaseBuilder(queries_display)
     seen_qids: set[str] = set()
@@ -244,8 +313,12 @@ def load_beir(files: BeirFiles, display: str) -> GoldenSet:
             unjudged += 1
             continue
         case = {"id": qid, "query": raw["text"], "relevance": qrels[qid], "metadata": metadata}
+        if qid in subtopics:
+            case["subtopics"] = subtopics[qid]
         builder.add(case, where, f"line {number}")
     notes: list[str] = [f"BEIR folder {display}, qrels {qrels_display}"]
+    if subtopics_display:
+        notes[0] += f", subtopics {subtopics_display}"
     warnings: list[str] = []
     unknown = sorted(set(qrels) - seen_qids)
     if unknown:
@@ -253,6 +326,25 @@ def load_beir(files: BeirFiles, display: str) -> GoldenSet:
         warnings.append(
             f"{qrels_display}: the judgments of {len(unknown)} query id(s) not in "
             f"{queries_display} were ignored (first: {shown}); do the query ids match?"
+        )
+    unknown_subtopics = sorted(set(subtopics) - seen_qids)
+    if unknown_subtopics:
+        shown = ", ".join(repr(shorten(q)) for q in unknown_subtopics[:3])
+        warnings.append(
+            f"{subtopics_display}: the subtopics of {len(unknown_subtopics)} query id(s) not in "
+            f"{queries_display} were ignored (first: {shown}); do the query ids match?"
+        )
+    skipped = sorted((set(subtopics) & seen_qids) - set(qrels))
+    if skipped:
+        shown = ", ".join(repr(shorten(q)) for q in skipped[:3])
+        warnings.append(
+            f"{subtopics_display}: {len(skipped)} query id(s) have subtopics but no judgment "
+            f"in {qrels_display}, so no case (first: {shown}); add their qrels"
+        )
+    if subtopic_repeats:
+        warnings.append(
+            f"{subtopics_display}: {subtopic_repeats} repeated (qid, subtopic, docid) "
+            "judgment(s): the last of each was kept"
         )
     if unjudged:
         notes.append(f"{unjudged} queries without judgments in this qrels file were skipped")

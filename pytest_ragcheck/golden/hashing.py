@@ -13,6 +13,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
+from pytest_ragcheck.golden.subtopics import subtopics_json
+
 __all__ = ["HASH_VERSION", "HashedCase", "all_hashes", "case_digest", "scored_json"]
 
 
@@ -35,6 +37,10 @@ class HashedCase(Protocol):
     def reference_answers(self) -> Sequence[str]: ...
     @property
     def answerable(self) -> bool: ...
+    @property
+    def subtopics(self) -> Mapping[str, Mapping[str, int]]: ...
+    @property
+    def subtopic_texts(self) -> Mapping[str, Sequence[str]]: ...
     @property
     def _grades(self) -> Mapping[str, int]: ...
 
@@ -68,9 +74,16 @@ def scored_json(case: HashedCase) -> tuple[str, str]:
     )
     # "answerable" only when false: hashes of the other cases stay as they were
     unanswerable = "" if case.answerable else '"answerable":false,'
+    # subtopics only when set, after "relevance" in key order: hashes of cases without stay
+    subtopics = (
+        subtopics_json(case.subtopics, case.subtopic_texts)
+        if case.subtopics or case.subtopic_texts
+        else ""
+    )
     return (
         f'{unanswerable}"expected_texts":[{texts}]',
-        f'"query":{_string(case.query)},"reference_answer":{answer}{answers},"relevance":{{{grades}}}',
+        f'"query":{_string(case.query)},"reference_answer":{answer}{answers},'
+        f'"relevance":{{{grades}}}{subtopics}',
     )
 
 
@@ -95,6 +108,8 @@ def all_hashes(cases: Sequence[HashedCase]) -> tuple[str, dict[str, str]]:
                 or case.reference_answer is not None
                 or case.reference_answers
                 or not case.answerable
+                or case.subtopics
+                or case.subtopic_texts
             ):
                 before, after = scored_json(case)
                 text = f"{{{before},{after}}}"

@@ -30,6 +30,7 @@ from pytest_ragcheck.common.escapes import utf8_writable
 from pytest_ragcheck.golden.hashing import all_hashes, case_digest, scored_json
 from pytest_ragcheck.golden.ids import as_id
 from pytest_ragcheck.golden.spans import normalize_text
+from pytest_ragcheck.golden.subtopics import check_subtopic_texts, check_subtopics
 
 __all__ = [
     "NO_ANSWER_FIELDS",
@@ -48,6 +49,8 @@ NO_ANSWER_FIELDS = (
     "expected_texts",
     "reference_answer",
     "reference_answers",
+    "subtopics",
+    "subtopic_texts",
 )
 #: Where ``GoldenCase._grades`` keeps what it built, in the instance's ``__dict__``.
 _GRADES_KEY = "_grades_built"
@@ -102,6 +105,11 @@ class GoldenCase(BaseModel):
     answerable: StrictBool = True
     tags: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: Diversity judgments (SPEC §12): subtopic -> ``{doc id: grade}`` (a list of ids is read
+    #: as grade 1 each); the diversity metrics read them, the rank metrics do not.
+    subtopics: dict[str, dict[str, int]] = Field(default_factory=dict)
+    #: Diversity judgments of a span case: subtopic -> text spans (matched as expected_texts).
+    subtopic_texts: dict[str, list[str]] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -111,6 +119,25 @@ class GoldenCase(BaseModel):
             if isinstance(query, str) and query.strip():
                 return {**data, "id": derive_case_id(query)}
         return data
+
+    @field_validator("subtopics", mode="before")
+    @classmethod
+    def _check_subtopics(cls, value: Any) -> dict[str, dict[str, int]]:
+        return check_subtopics(value)
+
+    @field_validator("subtopic_texts", mode="before")
+    @classmethod
+    def _check_subtopic_texts(cls, value: Any) -> dict[str, list[str]]:
+        return check_subtopic_texts(value)
+
+    @model_validator(mode="after")
+    def _one_kind_of_subtopics(self) -> GoldenCase:
+        if self.subtopics and self.subtopic_texts:
+            raise ValueError(
+                "a case judges its subtopics by document ids (subtopics) or by text spans "
+                "(subtopic_texts), not both; keep one"
+            )
+        return self
 
     @model_validator(mode="after")
     def _nothing_to_find(self) -> GoldenCase:

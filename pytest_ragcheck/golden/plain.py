@@ -97,6 +97,8 @@ def plain_case(raw: dict[str, Any]) -> GoldenCase | None:
         "answerable": answerable,
         "tags": [],
         "metadata": {},
+        "subtopics": {},
+        "subtopic_texts": {},
     }
     for key, value in raw.items():
         if key in _LISTS:

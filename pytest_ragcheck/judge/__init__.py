@@ -39,6 +39,7 @@ def compute_judge_metrics(
     progress: Callable[[int, int], None] | None = None,
     retry_policy: RetryPolicy | None = None,
     sleep: Callable[[float], Awaitable[None]] | None = None,
+    alpha: float = 0.5,
 ) -> JudgeRun:
     """Judge metric values for ``items`` (see :func:`pytest_ragcheck.judge.engine.compute_judge_metrics`).
 
@@ -49,7 +50,7 @@ def compute_judge_metrics(
     """
     from pytest_ragcheck.judge import engine
 
-    options = JudgeOptions(progress=progress, retry_policy=retry_policy, sleep=sleep)
+    options = JudgeOptions(progress=progress, retry_policy=retry_policy, sleep=sleep, alpha=alpha)
     return engine.compute_judge_metrics(items, specs, settings, options)
 
 

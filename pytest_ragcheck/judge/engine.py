@@ -97,26 +97,16 @@ def compute_judge_metrics(
     jobs = list(planner.jobs.values())
     progress = _Progress(options.progress, total=len(jobs))
     cache = VerdictCache(settings.cache_dir) if settings.cache_dir is not None else None
-    misses = _serve_from_cache(jobs, cache, run) if cache is not None else jobs
-    run.cached = len(jobs) - len(misses)
-    progress.add(run.cached)
-
-    if misses and settings.offline:
-        for job in misses:
-            job.error_kind = "offline"
-            job.error = (
-                "not in the verdict cache, and offline mode (--ragcheck-judge-offline) "
-                "forbids calling the judge"
-            )
-    elif misses:
-        if not settings.model:  # pragma: no cover - caught above
-            raise ConfigError(_no_model_message())
-        save = None if cache is None else partial(_save, cache=cache, settings=settings, run=run)
-        run.calls, run.retries, failures = _judge(
-            misses, settings, options, save=save, progress=progress, cache=cache
-        )
-        run.call_failures.update(failures)
-        run.cached = sum(1 for job in jobs if job.cached)  # some came from other processes
+    _execute(jobs, settings, options, cache=cache, run=run, progress=progress)
+    aspect_plans = [p for case_plans in plans.values() for p in case_plans if p.aspects]
+    if aspect_plans:  # the aspects are known: ask which of them each chunk covers
+        for plan in aspect_plans:
+            planner.plan_covers(plan)
+        done = {id(job) for job in jobs}
+        more = [job for job in planner.jobs.values() if id(job) not in done]
+        progress.total += len(more)
+        _execute(more, settings, options, cache=cache, run=run, progress=progress)
+        jobs += more
 
     run.missing = sum(1 for job in jobs if job.answer is None)
     run.budget_missing = sum(1 for job in jobs if job.error_kind == "budget")
@@ -132,6 +122,7 @@ def compute_judge_metrics(
         abstain=settings.disagreement == "abstain",
         embeddings=embeddings,
         blend=settings.embedding_model is not None,
+        alpha=options.alpha,
     )
     for item in items:
         for plan in plans[item.case_id]:
@@ -143,6 +134,41 @@ def _scores(spec: MetricSpec, item: JudgeItem) -> bool:
     """Whether ``spec`` scores this case: unanswerable ones only where it says so."""
     cases = spec.metric.scores_cases
     return cases == "all" or (cases == "answerable") == item.answerable
+
+
+def _execute(
+    jobs: list[Job],
+    settings: JudgeSettings,
+    options: JudgeOptions,
+    *,
+    cache: VerdictCache | None,
+    run: JudgeRun,
+    progress: _Progress,
+) -> None:
+    """Answer ``jobs`` from the cache, then from the judge (never offline); the counts go to
+    ``run`` (a second batch of a run continues the first one's budget)."""
+    misses = _serve_from_cache(jobs, cache, run) if cache is not None else jobs
+    run.cached += len(jobs) - len(misses)
+    progress.add(len(jobs) - len(misses))
+    if misses and settings.offline:
+        for job in misses:
+            job.error_kind = "offline"
+            job.error = (
+                "not in the verdict cache, and offline mode (--ragcheck-judge-offline) "
+                "forbids calling the judge"
+            )
+    elif misses:
+        if not settings.model:  # pragma: no cover - caught above
+            raise ConfigError(_no_model_message())
+        save = None if cache is None else partial(_save, cache=cache, settings=settings, run=run)
+        calls, retries, failures = _judge(
+            misses, settings, options, save=save, progress=progress, cache=cache, spent=run.calls
+        )
+        run.calls += calls
+        run.retries += retries
+        run.call_failures.update(failures)
+        # verdicts another process wrote while this one waited for their lock
+        run.cached += sum(1 for job in misses if job.cached)
 
 
 class _Progress:
@@ -232,9 +258,10 @@ def _judge(
     save: Callable[[Job, dict[str, Any]], None] | None,
     progress: _Progress,
     cache: VerdictCache | None,
+    spent: int = 0,
 ) -> tuple[int, int, dict[str, int]]:
     """Ask the judge for every missing verdict, concurrently; return (calls, retries, failed
-    calls by kind)."""
+    calls by kind). ``spent``: calls an earlier batch of the run already made."""
     litellm = judge_client.import_litellm()
 
     async def judge_all() -> tuple[int, int, dict[str, int]]:
@@ -243,7 +270,7 @@ def _judge(
             api_base=settings.api_base,
             timeout=settings.timeout,
             concurrency=settings.concurrency,
-            budget=Budget(settings.max_calls),
+            budget=Budget(settings.max_calls, used=spent),
             policy=options.retry_policy,
             litellm=litellm,
             **({"sleep": options.sleep} if options.sleep is not None else {}),

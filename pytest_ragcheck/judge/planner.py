@@ -15,12 +15,12 @@ from typing import Any
 
 from pytest_ragcheck.evaluation.settings import JudgeSettings
 from pytest_ragcheck.judge.cache import KeySpace
-from pytest_ragcheck.judge.prompts import (
-    ANSWER_KINDS,
-    PROMPTS,
-    Prompt,
+from pytest_ragcheck.judge.prompts import ANSWER_KINDS, ASPECTS, PROMPTS, Prompt
+from pytest_ragcheck.judge.render import (
     render_answer,
+    render_aspects,
     render_claims,
+    render_covers,
     render_pair,
 )
 from pytest_ragcheck.judge.run import JudgeItem
@@ -98,6 +98,11 @@ class Plan:
     #: the rules (then there is no judgment: the grade is ``missing``).
     answerable: bool = True
     refusal: str | None = None
+    #: Aspect metrics: the query's aspects (asked first), the chunks waiting for them, and
+    #: the aspects as (id, description) once known.
+    aspects: Judgment | None = None
+    pending: tuple[str, ...] = ()
+    aspect_list: tuple[tuple[str, str], ...] = ()
 
 
 class Planner:
@@ -174,6 +179,16 @@ class Planner:
         chunks = item.chunks if spec.k is None else item.chunks[: spec.k]
         if prompt.kind in ANSWER_KINDS:
             return self._plan_answer(item, plan, reference if needs_reference else "", chunks)
+        if prompt.kind == "covers":
+            if chunks:  # nothing retrieved: nothing to ask (the metric is 0)
+                plan.query, plan.pending = query, tuple(chunks)
+                plan.aspects = self.judgment(
+                    ASPECTS,
+                    (ASPECTS.id, query),
+                    lambda: {"query": query},
+                    partial(render_aspects, ASPECTS, query=query),
+                )
+            return plan
         if prompt.kind == "claims":
             if not chunks:
                 return plan
@@ -189,14 +204,39 @@ class Planner:
             )
             return plan
         ref = reference if needs_reference else None
-        for text in chunks:
-            if not text.strip():
+        for rank, text in enumerate(chunks):
+            if "sources" in spec.metric.needs:  # the source goes in front of the text
+                source = item.sources[rank] if rank < len(item.sources) else None
+                if source is None:
+                    plan.chunks.append("the hit has no source (url, source or domain) to judge")
+                    continue
+                text = f"Source: {source}\n\n{text}"
+            elif not text.strip():
                 plan.chunks.append("the hit has no text to judge")
                 continue
             inputs = partial(_pair_inputs, query, text, ref)
             render = partial(render_pair, prompt, query=query, chunk=text, reference=ref)
             plan.chunks.append(self.judgment(prompt, (prompt.id, query, text, ref), inputs, render))
         return plan
+
+    def plan_covers(self, plan: Plan) -> None:
+        """Once the aspects of ``plan``'s query are known: one question per chunk, which of
+        them it covers (the first sample's aspects when there are several)."""
+        judgment = plan.aspects
+        if judgment is None or judgment.failed is not None:
+            return
+        listed = judgment.answers[0]["aspects"]
+        aspects = tuple((str(a["id"]).strip(), str(a["aspect"])) for a in listed)
+        plan.aspect_list = aspects
+        query, prompt = plan.query, plan.prompt
+        for text in plan.pending:
+            if not text.strip():
+                plan.chunks.append("the hit has no text to judge")
+                continue
+            render = partial(render_covers, prompt, query=query, aspects=aspects, chunk=text)
+            inputs = partial(_covers_inputs, query, aspects, text)
+            ident = (prompt.id, query, aspects, text)
+            plan.chunks.append(self.judgment(prompt, ident, inputs, render))
 
     def _plan_answer(
         self, item: JudgeItem, plan: Plan, reference: str, chunks: tuple[str, ...]
@@ -246,6 +286,10 @@ def _pair_inputs(query: str, chunk: str, reference: str | None) -> dict[str, Any
     if reference is not None:
         inputs["reference_answer"] = reference
     return inputs
+
+
+def _covers_inputs(query: str, aspects: tuple[tuple[str, str], ...], chunk: str) -> dict[str, Any]:
+    return {"query": query, "aspects": [list(a) for a in aspects], "chunk": chunk}
 
 
 def _no_text(ranks: Sequence[int]) -> str:

@@ -36,6 +36,9 @@ class JudgeItem:
     #: Why the answer is a refusal by the rules (patterns, empty), or ``None``: a refusal is
     #: graded without a judge call.
     refusal: str | None = None
+    #: The hits' sources (URL, source or domain) in rank order, for ``llm_source_quality``;
+    #: ``None`` for a hit without one.
+    sources: tuple[str | None, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +49,8 @@ class JudgeOptions:
     progress: Callable[[int, int], None] | None = None
     #: Retries of transient failures (``None``: the client's default policy).
     retry_policy: RetryPolicy | None = None
+    #: ``diversity_alpha``, for ``llm_alpha_ndcg``.
+    alpha: float = 0.5
     #: What waits between retries (tests pass a fake clock; ``None``: ``asyncio.sleep``).
     sleep: Callable[[float], Awaitable[None]] | None = None
 

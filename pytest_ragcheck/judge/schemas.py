@@ -108,6 +108,19 @@ class _Truthfulness(_Answer):
         return value.strip().lower() if isinstance(value, str) else value
 
 
+class _Aspect(_Answer):
+    id: _Text
+    aspect: _Text
+
+
+class _Aspects(_Answer):
+    aspects: list[_Aspect]
+
+
+class _Covers(_Answer):
+    covers: list[_Text]
+
+
 _MODELS: dict[str, type[_Answer]] = {
     "verdict": _Verdict,
     "grade": _Grade,
@@ -118,6 +131,8 @@ _MODELS: dict[str, type[_Answer]] = {
     "correctness": _Correctness,
     "completeness": _Completeness,
     "truthfulness": _Truthfulness,
+    "aspects": _Aspects,
+    "covers": _Covers,
 }
 
 
@@ -125,6 +140,12 @@ def _check_sizes(answer: _Answer) -> None:
     """Lists that cannot be scored: empty where the contract needs an item, or huge."""
     if isinstance(answer, _Claims | _Completeness) and not answer.claims:
         raise MalformedAnswer("the claims list is empty (the reference answer has no claims?)")
+    if isinstance(answer, _Aspects):
+        ids = [a.id.strip() for a in answer.aspects]
+        if not ids or not all(ids):
+            raise MalformedAnswer("the aspects list is empty, or an aspect has a blank id")
+        if len(set(ids)) != len(ids):
+            raise MalformedAnswer("two aspects have the same id")
     for name, value in answer:
         if isinstance(value, list) and len(value) > MAX_ITEMS:
             raise MalformedAnswer(f"{name} lists {len(value)} items, more than {MAX_ITEMS}")

@@ -33,8 +33,11 @@ class Scorer:
         abstain: bool = False,
         embeddings: Embeddings | None = None,
         blend: bool = False,
+        alpha: float = 0.5,
     ) -> None:
         self.run = run
+        #: ``diversity_alpha``, for ``llm_alpha_ndcg``.
+        self.alpha = alpha
         self.embeddings = embeddings or Embeddings()
         #: answer_correctness: blend the factual F1 with the embedding similarity.
         self.blend = blend
@@ -76,6 +79,9 @@ class Scorer:
             return
         if plan.prompt.kind in ANSWER_KINDS:
             self._score_answer(case_id, plan)
+            return
+        if plan.prompt.kind == "covers":
+            self._score_aspects(case_id, plan)
             return
         entries: list[dict[str, Any]] = []
         values: list[float] = []
@@ -185,6 +191,51 @@ class Scorer:
         details[name] = entries
         if not abstained:
             self.run.values.setdefault(case_id, {})[name] = scoring.mean(recalls)
+
+    def _score_aspects(self, case_id: str, plan: Plan) -> None:
+        """An aspect metric: the query's aspects, which of them each chunk covers (an aspect
+        counts when most samples list it; ids the judge did not list are ignored)."""
+        name = plan.spec.name
+        details = self.run.details.setdefault(case_id, {})
+        details[name] = []
+        values = self.run.values.setdefault(case_id, {})
+        if plan.aspects is None:  # nothing retrieved
+            values[name] = 0.0
+            return
+        failed = plan.aspects.failed
+        if failed is not None:
+            self._fail(case_id, name, "the query's aspects", failed)
+            return
+        ids = [ident for ident, _ in plan.aspect_list]
+        index = {ident: j for j, ident in enumerate(ids)}
+        covered: list[list[int]] = []
+        entries: list[dict[str, Any]] = [{"aspects": [list(a) for a in plan.aspect_list]}]
+        ok = True
+        for rank, judgment in enumerate(plan.chunks, 1):
+            failed = judgment.failed if not isinstance(judgment, str) else None
+            if isinstance(judgment, str) or failed is not None:
+                ok = False
+                error = judgment if isinstance(judgment, str) else failed.error  # type: ignore[union-attr]
+                entries.append({"rank": rank, "error": error, "cached": False})
+                if isinstance(judgment, str):
+                    self._problem(case_id, f"{name}: chunk {rank}: {judgment}")
+                else:
+                    self._fail(case_id, name, f"chunk {rank}", failed)  # type: ignore[arg-type]
+                continue
+            answers = judgment.answers
+            votes: dict[int, int] = {}
+            for answer in answers:
+                for j in {index[c.strip()] for c in answer["covers"] if c.strip() in index}:
+                    votes[j] = votes.get(j, 0) + 1
+            found = sorted(j for j, n in votes.items() if 2 * n > len(answers))
+            covered.append(found)
+            entries.append(
+                {"rank": rank, "covers": [ids[j] for j in found], "cached": judgment.cached}
+            )
+        details[name] = entries
+        if ok:
+            formula = getattr(scoring, plan.spec.metric.formula or "")
+            values[name] = formula(ids, covered, self.alpha)
 
     def _score_answer(self, case_id: str, plan: Plan) -> None:
         """A judged answer metric: the formula per sample, their mean, the first's details."""

@@ -74,9 +74,34 @@ def mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+def mean_grade(grades: Sequence[float]) -> float:
+    """``llm_source_quality``: the mean 0-3 grade / 3 (0 with no chunk)."""
+    return mean(grades) / 3
+
+
 def maximum(values: Sequence[float]) -> float:
     """``rerank_relevancy_max``: the best score (0 with no chunk)."""
     return max(values) if values else 0.0
+
+
+def aspect_recall(aspects: Sequence[str], covered: Sequence[Sequence[int]], alpha: float) -> float:
+    """``llm_aspect_recall``: the judge's aspects covered by a chunk of the top k / aspects."""
+    seen = {j for found in covered for j in found}
+    return len(seen) / len(aspects) if aspects else 0.0
+
+
+def aspect_alpha_ndcg(
+    aspects: Sequence[str], covered: Sequence[Sequence[int]], alpha: float
+) -> float:
+    """``llm_alpha_ndcg``: α-nDCG (ndeval's arithmetic) over the judge's aspects, the ideal
+    ranking built greedily from the judged retrieved chunks themselves."""
+    from pytest_ragcheck.metrics.ndeval import DiversityColumns, Judgments
+
+    ranked = [tuple(sorted(set(found))) for found in covered]
+    docs = {f"{rank:09d}": found for rank, found in enumerate(ranked) if found}
+    relevant = tuple(sum(1 for found in ranked if j in found) for j in range(len(aspects)))
+    judged = Judgments(tuple(aspects), docs, relevant)
+    return DiversityColumns(ranked, judged, alpha, 0.5, None).alpha_ndcg(len(ranked))
 
 
 def recall_of_claims(attributed: Sequence[float]) -> float:

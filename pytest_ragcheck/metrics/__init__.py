@@ -5,6 +5,9 @@ grades are "judged, not relevant"); ``R`` is the number of relevant documents of
 with ``R == 0`` scores 0 on every metric but ``judged`` (ir_measures' Judged@k, the share of the
 top k that have any judgment). ``k=None`` means the whole ranking.
 
+The diversity metrics (``alpha_ndcg`` ... ``nnrbp``, :mod:`.diversity`) read subtopic judgments
+and equal TREC's ndeval; the authority metrics (:mod:`.authority`) read the hits' sources.
+
 The pure functions (``hit_rate`` ... ``r_precision``, :mod:`.reference`) are simple loops with
 no numpy, an independent reference for the engine. ``evaluate_run`` / ``evaluate_rankings``
 (:mod:`.engine`, :mod:`.gather`) compute the same numbers for many queries at once, bit for bit;
@@ -25,6 +28,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING, Literal
 
+from pytest_ragcheck.metrics.authority import authority, untrusted
+from pytest_ragcheck.metrics.diversity import (
+    alpha_ndcg,
+    err_ia,
+    evaluate_diversity,
+    map_ia,
+    nerr_ia,
+    nnrbp,
+    nrbp,
+    p_ia,
+    subtopic_recall,
+)
 from pytest_ragcheck.metrics.latency import latency_percentiles
 from pytest_ragcheck.metrics.names import RANK_METRICS, MetricSpec, parse_metric
 from pytest_ragcheck.metrics.reference import (
@@ -58,6 +73,10 @@ __all__ = [
     "MAX_GRADE",
     "Averaging",
     "Relevance",
+    "alpha_ndcg",
+    "authority",
+    "err_ia",
+    "evaluate_diversity",
     "evaluate_means",
     "evaluate_rankings",
     "evaluate_run",
@@ -67,15 +86,22 @@ __all__ = [
     "judged",
     "latency_percentiles",
     "map",
+    "map_ia",
     "metric_function",
     "mrr",
     "mrr_granular",
     "ndcg",
     "ndcg_exp",
+    "nerr_ia",
+    "nnrbp",
+    "nrbp",
+    "p_ia",
     "precision",
     "r_precision",
     "rank_scores",
     "recall",
+    "subtopic_recall",
+    "untrusted",
 ]
 
 #: Queries per block: keeps peak memory flat (~50 MB at 100 hits per query) on runs of any size.
@@ -198,9 +224,14 @@ def _resolve_specs(metrics: Iterable[str | MetricSpec], default_k: int | None) -
     for m in metrics:
         spec = m if isinstance(m, MetricSpec) else parse_metric(m, _check_k(default_k))
         if spec.base not in RANK_METRICS:
+            other = (
+                " (a diversity metric: evaluate_diversity computes it from subtopic judgments)"
+                if "subtopics" in spec.metric.needs
+                else ""
+            )
             raise ValueError(
-                f"{spec.name!r} is not a rank metric; evaluate_run computes "
-                + ", ".join(RANK_METRICS)
+                f"{spec.name!r} is not a rank metric over relevance grades{other}; "
+                "evaluate_run computes " + ", ".join(RANK_METRICS)
             )
         _check_k(spec.k)
         specs.setdefault(spec.name, spec)

@@ -15,7 +15,9 @@ from pytest_ragcheck.metrics.registry import METRICS, Kind, Metric, metrics_of_k
 
 __all__ = [
     "ANSWER_METRICS",
+    "AUTHORITY_METRICS",
     "DEFAULT_METRICS",
+    "DIVERSITY_METRICS",
     "JUDGE_METRICS",
     "LATENCY_METRICS",
     "RANK_METRICS",
@@ -25,7 +27,17 @@ __all__ = [
 ]
 
 #: Rank metrics computed from ranked ids and graded relevance (``pytest_ragcheck.metrics``).
-RANK_METRICS: tuple[str, ...] = tuple(m.name for m in metrics_of_kind("rank"))
+RANK_METRICS: tuple[str, ...] = tuple(
+    m.name for m in metrics_of_kind("rank") if "relevance" in m.needs
+)
+#: Rank metrics over the cases' subtopic judgments (``pytest_ragcheck.metrics.diversity``).
+DIVERSITY_METRICS: tuple[str, ...] = tuple(
+    m.name for m in metrics_of_kind("rank") if "subtopics" in m.needs
+)
+#: Rank metrics over the hits' sources and an authority table.
+AUTHORITY_METRICS: tuple[str, ...] = tuple(
+    m.name for m in metrics_of_kind("rank") if "sources" in m.needs
+)
 #: Per-run latency statistics in milliseconds (lower is better, never snapshotted).
 LATENCY_METRICS: tuple[str, ...] = tuple(m.name for m in metrics_of_kind("latency"))
 #: Metrics that need an LLM judge (``pytest_ragcheck.judge``).

@@ -5,7 +5,8 @@ description for the docs) and how it is computed, by name, so that this module s
 numpy and cheap to import for marker validation:
 
 * rank metrics: ``reference``, the pure function in :mod:`pytest_ragcheck.metrics`, and
-  ``engine``, the column method of the vectorised engine (several metrics may share one);
+  ``engine``, the column method of the vectorised engine (several metrics may share one), of
+  ``metrics.diversity.DiversityColumns`` or ``metrics.authority.AuthorityColumns``;
 * judge metrics: ``prompt``, the id of the question in :mod:`pytest_ragcheck.judge.prompts`,
   and ``formula``, the function of :mod:`pytest_ragcheck.judge.scoring` that turns the per-chunk
   values into the metric (judged answer metrics, which need the ``answer``: the function of
@@ -34,9 +35,25 @@ defaults, validation, engine dispatch, judge prompt choice and the docs table fo
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Literal
+
+from pytest_ragcheck.metrics.metric import (
+    _NOT_THE_RETRIEVER,
+    AGREEMENT_PROMPTS,
+    Kind,
+    Metric,
+    Need,
+    Scores,
+    _diversity,
+    _facet,
+    _judge,
+    _judge_statistic,
+    _judged_answer,
+    _latency,
+    _lexical,
+    _rank,
+    _refusals,
+)
 
 __all__ = [
     "AGREEMENT_PROMPTS",
@@ -48,173 +65,6 @@ __all__ = [
     "find_metric",
     "metrics_of_kind",
 ]
-
-Kind = Literal["rank", "latency", "judge", "answer"]
-#: Which golden cases a metric scores: unanswerable ones (``answerable: false``) are left out of
-#: every metric that does not say otherwise (counted and said, SPEC §13).
-Scores = Literal["answerable", "unanswerable", "all"]
-#: What a metric reads besides the ranking: graded judgments of the golden case
-#: (``relevance``), the texts of the hits (``texts``), the case's ``reference_answer``, the
-#: human labels of the cases that have some (``labels``; cases without are left out), the
-#: pipeline's generated ``answer``, an ``embeddings`` model, whether the answer is a
-#: ``refusal`` (the refusal patterns; ``None`` and empty answers count as refusals).
-Need = Literal[
-    "relevance", "texts", "reference_answer", "labels", "answer", "embeddings", "refusal"
-]
-
-#: Judge prompts whose answers are relevance judgments that human labels can be compared
-#: with (a yes/no verdict, or a 0-3 grade where >= 1 means relevant), in report order.
-AGREEMENT_PROMPTS: tuple[str, ...] = ("relevance", "grade")
-
-
-@dataclass(frozen=True, slots=True)
-class Metric:
-    """One metric's declaration."""
-
-    name: str
-    kind: Kind
-    #: One line for the docs table.
-    description: str
-    higher_is_better: bool = True
-    #: Takes ``@k`` (a name without it takes the run's ``k``).
-    cutoff: bool = True
-    #: Part of the marker's default ``metrics=``.
-    default: bool = False
-    needs: frozenset[Need] = frozenset()
-    #: Rank metrics: the pure reference function's name in ``pytest_ragcheck.metrics``.
-    reference: str | None = None
-    #: Rank metrics: the engine's column method that computes it for a block of queries.
-    engine: str | None = None
-    #: Judge metrics: the prompt id (``pytest_ragcheck.judge.prompts.PROMPTS``).
-    prompt: str | None = None
-    #: Judge metrics: the ``pytest_ragcheck.judge.scoring`` function over per-chunk values.
-    formula: str | None = None
-    #: Latency metrics: the quantile of the per-case latencies (1.0 = the maximum).
-    quantile: float | None = None
-    #: Stored in baselines and compared with them.
-    snapshot: bool = True
-    #: Said under a violated floor of this metric (what the failure means, what to do).
-    floor_hint: str = ""
-    #: The cases it scores (answerable ones unless it is about declining to answer).
-    scores_cases: Scores = "answerable"
-    #: Its lowest value (``truthfulness`` goes down to -1), the least a floor may be.
-    lowest: float = 0.0
-
-
-def _rank(
-    name: str,
-    description: str,
-    *,
-    engine: str | None = None,
-    cutoff: bool = True,
-    default: bool = False,
-    snapshot: bool = True,
-    floor_hint: str = "",
-) -> Metric:
-    return Metric(
-        name,
-        "rank",
-        description,
-        cutoff=cutoff,
-        default=default,
-        needs=frozenset({"relevance"}),
-        reference=name,
-        engine=engine or name,
-        snapshot=snapshot,
-        floor_hint=floor_hint,
-    )
-
-
-def _latency(name: str, description: str, *, quantile: float) -> Metric:
-    return Metric(
-        name,
-        "latency",
-        description,
-        higher_is_better=False,
-        cutoff=False,
-        quantile=quantile,
-        snapshot=False,
-    )
-
-
-def _judge_statistic(name: str, description: str, *, needs: set[Need], floor_hint: str) -> Metric:
-    return Metric(
-        name,
-        "judge",
-        description,
-        cutoff=False,
-        needs=frozenset(needs),
-        snapshot=False,
-        floor_hint=floor_hint,
-    )
-
-
-_NOT_THE_RETRIEVER = "the judge, not the retriever, is the problem: "
-
-
-def _judge(
-    name: str, description: str, *, prompt: str, formula: str, reference_answer: bool = False
-) -> Metric:
-    needs: set[Need] = {"texts", "reference_answer"} if reference_answer else {"texts"}
-    return Metric(
-        name, "judge", description, needs=frozenset(needs), prompt=prompt, formula=formula
-    )
-
-
-def _lexical(name: str, description: str) -> Metric:
-    return Metric(
-        name, "answer", description, cutoff=False, needs=frozenset({"answer", "reference_answer"})
-    )
-
-
-def _judged_answer(
-    name: str,
-    description: str,
-    *,
-    prompt: str,
-    formula: str,
-    needs: set[Need],
-    cutoff: bool = False,
-    higher_is_better: bool = True,
-    scores_cases: Scores = "answerable",
-    lowest: float = 0.0,
-) -> Metric:
-    return Metric(
-        name,
-        "judge",
-        description,
-        higher_is_better=higher_is_better,
-        cutoff=cutoff,
-        needs=frozenset({"answer", *needs}),
-        prompt=prompt,
-        formula=formula,
-        scores_cases=scores_cases,
-        lowest=lowest,
-    )
-
-
-def _refusals(
-    name: str,
-    description: str,
-    *,
-    scores_cases: Scores,
-    prompt: str | None = None,
-    formula: str | None = None,
-) -> Metric:
-    """A rate of refused answers: patterns alone, or also the judge's ``missing`` grade on an
-    unanswerable case when a judge model is set (``prompt`` and ``formula``)."""
-    return Metric(
-        name,
-        "answer",
-        description,
-        higher_is_better=scores_cases == "unanswerable",
-        cutoff=False,
-        needs=frozenset({"answer", "refusal"}),
-        prompt=prompt,
-        formula=formula,
-        scores_cases=scores_cases,
-    )
-
 
 _DECLARED = (
     _rank("hit_rate", "1 if a relevant document is in the top k, else 0", default=True),
@@ -241,6 +91,32 @@ _DECLARED = (
             "them as not relevant: label them (--ragcheck-propose-labels=FILE lists the judge's "
             "verdicts on them for review)"
         ),
+    ),
+    _diversity(
+        "alpha_ndcg",
+        "α-nDCG (ndeval): subtopic gains discounted by novelty and rank / the greedy ideal's",
+    ),
+    _diversity("err_ia", "intent-aware ERR (ndeval's ERR-IA, over an ideal-ideal ranking)"),
+    _diversity("nerr_ia", "ERR-IA / the ERR-IA of the greedy ideal ranking (ndeval's nERR-IA)"),
+    _diversity("p_ia", "intent-aware precision: subtopic hits in the top k / (k · subtopics)"),
+    _diversity("subtopic_recall", "subtopics covered by the top k / subtopics (ndeval's strec)"),
+    _diversity(
+        "map_ia", "intent-aware MAP: mean over subtopics of their average precision", cutoff=False
+    ),
+    _diversity("nrbp", "novelty- and rank-biased precision (ndeval's NRBP)", cutoff=False),
+    _diversity("nnrbp", "NRBP / the NRBP of the greedy ideal ranking", cutoff=False),
+    _facet(
+        "authority",
+        "mean authority weight of the sources of the top-k hits (authority table)",
+        "sources",
+        "the top k comes from less authoritative sources: the cases below list them",
+    ),
+    _facet(
+        "untrusted",
+        "share of the top-k hits whose source weighs below trusted_min (lower is better)",
+        "sources",
+        "more of the top k comes from untrusted sources: the cases below list them",
+        better=False,
     ),
     _latency("latency_p50_ms", "median retriever latency per case, in ms", quantile=0.5),
     _latency("latency_p95_ms", "95th percentile of the retriever latency, in ms", quantile=0.95),
@@ -288,6 +164,25 @@ _DECLARED = (
         "best of the judge's 0-1 scores of how well a chunk answers the query",
         prompt="score",
         formula="maximum",
+    ),
+    _judge(
+        "llm_source_quality",
+        "mean of the judge's 0-3 grades of the top-k hits' sources (URL and text) / 3",
+        prompt="source",
+        formula="mean_grade",
+        sources=True,
+    ),
+    _judge(
+        "llm_aspect_recall",
+        "aspects of the query (listed by the judge) covered by the top-k chunks / aspects",
+        prompt="covers",
+        formula="aspect_recall",
+    ),
+    _judge(
+        "llm_alpha_ndcg",
+        "α-nDCG over the judge's aspect labels, the ideal built from the judged chunks",
+        prompt="covers",
+        formula="aspect_alpha_ndcg",
     ),
     _lexical("exact_match", "1 if the SQuAD-normalised answer equals a reference answer"),
     _lexical("token_f1", "SQuAD token F1 of the answer, best over the reference answers"),

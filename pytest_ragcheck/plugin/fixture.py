@@ -82,7 +82,7 @@ class RagcheckFixture:
 
         try:
             systems = check_systems(retrievers)
-            settings = self.settings(**overrides)
+            settings = self._with_table(self.settings(**overrides))
             golden = self._golden(settings, call="ragcheck.compare(systems, cases=...)")
             item = self._request.node
             progress = make_progress(self._request.config, item.nodeid)
@@ -114,7 +114,17 @@ class RagcheckFixture:
         return load_golden(settings.cases, base_dirs=self._base_dirs(), split=settings.split)
 
     def _base_dirs(self) -> list[Path]:
-        return [Path(str(self._request.node.path)).parent, Path(self._request.config.rootpath)]
+        """Where relative paths of the marker are looked up: the test's folder, the rootdir."""
+        item = self._request.node
+        return [Path(str(item.path)).parent, Path(self._request.config.rootpath)]
+
+    def _with_table(self, settings: Settings) -> Settings:
+        """The settings with the authority table read, when an authority metric needs it."""
+        if not settings.needs_sources:
+            return settings
+        from pytest_ragcheck.evaluation.facet_settings import with_table
+
+        return settings.replace(facets=with_table(settings.facets, self._base_dirs()))
 
     def _run(self, retriever: Any, overrides: Mapping[str, Any]) -> Result:
         from pytest_ragcheck.common.redact import redact, redact_data
@@ -125,7 +135,7 @@ class RagcheckFixture:
 
         request = self._request
         item = request.node
-        settings = self.settings(**overrides)
+        settings = self._with_table(self.settings(**overrides))
         clock = time.perf_counter()
         golden = self._golden(settings)
         timings = {"load_s": time.perf_counter() - clock}

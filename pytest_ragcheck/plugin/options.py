@@ -112,6 +112,7 @@ def parse_options(
             significance=_significance(raw, fallback.significance),
             judge=judge,
             refusal_patterns=_refusal_patterns(ini.get("refusal_patterns")),
+            authority=raw.text("authority"),  # looked up as cases= is: test folder, rootdir
         ),
         baseline=BaselineOptions(
             precision=_precision(raw.value("baseline_precision")),

@@ -123,6 +123,9 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
         flag=False,
     ),
     OptionSpec(
+        "authority", "authority table (.json/.toml) for authority@k, untrusted@k", flag=False
+    ),
+    OptionSpec(
         "baseline_max_hits",
         f"ranked ids a baseline stores per case for metrics without a cutoff "
         f"(default {DEFAULT_MAX_HITS})",

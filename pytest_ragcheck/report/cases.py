@@ -157,6 +157,7 @@ def cases_json(cases: Sequence[CaseResult], baselines: Sequence[Mapping[str, flo
         _texts([c.answer for c in cases], TEXT_LIMIT),
         ["true" if c.answerable else "false" for c in cases],
         _texts([c.refusal for c in cases], QUERY_LIMIT),
+        [_facets(c.facets) for c in cases],
     )
     width = 2 * len(columns) + 1
     parts = [""] * (width * n)
@@ -278,6 +279,7 @@ _KEYS = (
     ',"answer":',
     ',"answerable":',
     ',"refusal":',
+    ',"facets":',
 )
 #: What starts the entry of the runner's hit at each rank (after the first, the comma too).
 _RANKS = tuple(
@@ -296,6 +298,11 @@ _VALUES: dict[tuple[tuple[str, float], ...], str] = {}
 _NUMBERS: dict[Any, str] = {None: "null"}
 #: Grade -> the ``grade``, ``spans`` and ``relevant`` texts of a runner's hit.
 _GRADES: dict[Any, str] = {}
+
+
+def _facets(facets: Mapping[str, Any] | None) -> str:
+    """A case's subtopic coverage and sources (SPEC §12), ``null`` when not asked."""
+    return "null" if facets is None else json.dumps(json_safe(facets), **_DUMP)
 
 
 def _text(value: str | None) -> str:

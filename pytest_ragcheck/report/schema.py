@@ -197,6 +197,12 @@ class CaseEntry(_Strict):
         description="why the answer counts as a refusal (empty, the pattern it matches, the "
         "judge's grade), when a metric of the test counts refusals",
     )
+    facets: dict[str, Any] | None = Field(
+        default=None,
+        description="diversity and authority facts: 'subtopics' (subtopic -> relevant documents "
+        "and the first rank covering it) and 'sources' (per hit of the top k: rank, id, source, "
+        "the pattern that weighed it, weight); null when no such metric was asked",
+    )
 
 
 class CaseChange(_Strict):

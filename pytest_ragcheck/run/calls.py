@@ -145,7 +145,7 @@ def finish(
     """One query's outcome from what the retriever returned for it: its hits, or why not."""
     try:
         answer, raw = (None, raw) if type(raw) is list else split_output(raw)
-        hits, duplicates = normalize_hits(raw, id_key=options.id_key)
+        hits, duplicates = normalize_hits(raw, id_key=options.id_key, sources=options.sources)
     except TypeError as exc:  # its ``__cause__``: a hit whose own code raised, where it did
         cause = exc.__cause__
         if cause is not None and stops_session(cause):

@@ -147,13 +147,15 @@ class RunOptions:
     ``k`` is the depth asked of the retriever: passed to retrievers that accept ``k``/``top_k``
     (never when ``None``); hits are not cut at ``k``. ``concurrency`` is a number of workers or
     ``"auto"``. ``timeout`` is per case, in seconds (``None``: no limit). ``id_key`` is the
-    metadata key that holds a hit's id.
+    metadata key that holds a hit's id; ``sources`` the keys of its source (read only when
+    a metric needs it).
     """
 
     k: int | None
     concurrency: Concurrency
     timeout: float | None
     id_key: str | None = None
+    sources: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         concurrency = self.concurrency

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from pytest_ragcheck.common.errors import exception_line
 from pytest_ragcheck.golden.ids import IdError, as_id
+from pytest_ragcheck.run.sources import find_source
 
 __all__ = ["ACCEPTED_HIT_SHAPES", "Hit", "normalize_hits", "to_hit"]
 
@@ -31,6 +32,8 @@ _META_ATTRS = ("metadata", "meta")
 _MAX_ALTERNATIVES = 8
 #: What one document object (not a list of them) has: LangChain, LlamaIndex, Haystack.
 _DOCUMENT_ATTRS = ("page_content", "node", "content")
+#: The keys of a hit's source to read (``None``: none, no metric needs it).
+Keys = tuple[str, ...] | None
 
 
 class Hit(NamedTuple):
@@ -46,6 +49,8 @@ class Hit(NamedTuple):
     text: str | None = None
     score: float | None = None
     alternatives: tuple[tuple[str, str], ...] = ()
+    #: Its URL / source / domain, read only when asked (:mod:`pytest_ragcheck.run.sources`).
+    source: str | None = None
 
     def __eq__(self, other: object) -> bool:  # not equal to a plain tuple, as a dataclass
         return isinstance(other, Hit) and self[:3] == other[:3]
@@ -190,24 +195,28 @@ def _document_hit(
     *,
     text: str | None,
     score: object,
+    sources: tuple[str, ...] | None = None,
 ) -> Hit:
     hit_id = _find_id(container, id_key, defaults, owner)
     alternatives = _alternatives(container, hit_id) if id_key is None else ()
-    return Hit(hit_id, text, _as_score(score, owner), alternatives)
+    source = None if sources is None else find_source(container, sources)
+    return Hit(hit_id, text, _as_score(score, owner), alternatives, source)
 
 
-def _node_hit(node: object, score: object, id_key: str | None, owner: object) -> Hit:
+def _node_hit(node: object, score: object, id_key: str | None, owner: object, sources: Keys) -> Hit:
     getter = getattr(node, "get_content", None)
     text = _as_text(getter()) if callable(getter) else _first_text(node)
-    return _document_hit(node, id_key, ("node_id", "id_"), owner, text=text, score=score)
+    ids = ("node_id", "id_")
+    return _document_hit(node, id_key, ids, owner, text=text, score=score, sources=sources)
 
 
-def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
+def to_hit(obj: object, *, id_key: str | None = None, sources: Keys = None) -> Hit:
     """Read one hit; raises ``TypeError`` naming the accepted shapes when ``obj`` is none.
 
     ``id_key`` names the metadata key (or attribute/dict key) that holds the document id, e.g.
     ``"source"`` for LangChain loaders; when given it is required on every hit. Without it the
     id is ``id``/``doc_id``/``_id`` (LlamaIndex: ``node_id``), then the same keys in metadata.
+    ``sources``: the keys of the hit's source, read only when given.
     """
     # exact-type fast paths for the commonest shapes: ids and (id, float score) pairs
     if type(obj) is str and obj:
@@ -226,9 +235,8 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
     if simple is not None:
         return Hit(simple)
     if isinstance(obj, Mapping):
-        return _document_hit(
-            obj, id_key, _ID_KEYS, obj, text=_first_text(obj), score=obj.get("score")
-        )
+        text, score = _first_text(obj), obj.get("score")
+        return _document_hit(obj, id_key, _ID_KEYS, obj, text=text, score=score, sources=sources)
     if isinstance(obj, tuple | list):
         if len(obj) != 2:
             raise _shape_error(
@@ -239,24 +247,25 @@ def to_hit(obj: object, *, id_key: str | None = None) -> Hit:
             raise _shape_error(
                 obj, f"the second item must be a score, got {type(score).__name__}{_nested(obj)}"
             )
-        inner = to_hit(first, id_key=id_key)  # (id, score) or e.g. (Document, score)
+        inner = to_hit(first, id_key=id_key, sources=sources)  # (id, score), (Document, score)
         return Hit(
             inner.id,
             inner.text,
             _as_score(score, obj) if score is not None else inner.score,
             inner.alternatives,
+            inner.source,
         )
     if isinstance(obj, bytes | bytearray | numbers.Number) or obj is None:
         raise _shape_error(obj)
     node = getattr(obj, "node", None)
     if node is not None:  # LlamaIndex NodeWithScore
-        return _node_hit(node, getattr(obj, "score", None), id_key, obj)
+        return _node_hit(node, getattr(obj, "score", None), id_key, obj, sources)
     if getattr(obj, "node_id", None) is not None:  # a bare LlamaIndex node
-        return _node_hit(obj, getattr(obj, "score", None), id_key, obj)
+        return _node_hit(obj, getattr(obj, "score", None), id_key, obj, sources)
     if hasattr(obj, "page_content") or any(hasattr(obj, key) for key in (*_ID_KEYS, "content")):
         # LangChain Document, Haystack Document, or any object with the same attributes.
-        score = getattr(obj, "score", None)
-        return _document_hit(obj, id_key, _ID_KEYS, obj, text=_first_text(obj), score=score)
+        text, score = _first_text(obj), getattr(obj, "score", None)
+        return _document_hit(obj, id_key, _ID_KEYS, obj, text=text, score=score, sources=sources)
     raise _shape_error(obj)
 
 
@@ -339,7 +348,9 @@ def _unwrap(raw: object) -> Iterable[object]:
     return raw
 
 
-def normalize_hits(raw: object, *, id_key: str | None = None) -> tuple[list[Hit], int]:
+def normalize_hits(
+    raw: object, *, id_key: str | None = None, sources: Keys = None
+) -> tuple[list[Hit], int]:
     """Hits in returned order with repeated ids dropped (the first, best position is kept).
 
     Returns the hits and the number of dropped repeats. Raises ``TypeError`` (naming the hit's
@@ -352,7 +363,7 @@ def normalize_hits(raw: object, *, id_key: str | None = None) -> tuple[list[Hit]
         hits = []
         for position, item in enumerate(items, 1):
             try:
-                hits.append(to_hit(item, id_key=id_key))
+                hits.append(to_hit(item, id_key=id_key, sources=sources))
             except (TypeError, IdError) as exc:
                 raise TypeError(f"hit #{position}: {exc}") from None
             except Exception as exc:  # the object's own code raised (a property, __getattr__)
@@ -378,9 +389,9 @@ def _plain_hits(raw: list[Any]) -> list[Hit] | None:
             hit_id, score = item
             if type(hit_id) is not str or not hit_id or type(score) is not float:
                 return None
-            append(new(Hit, (hit_id, None, score, ())))
+            append(new(Hit, (hit_id, None, score, (), None)))
         elif kind is str and item:
-            append(new(Hit, (item, None, None, ())))
+            append(new(Hit, (item, None, None, (), None)))
         else:
             return None
     return hits

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from pytest_ragcheck.judge.cache import VerdictCache, cache_key, public_api_base
-from pytest_ragcheck.judge.prompts import GRADE, RELEVANCE, render_pair
+from pytest_ragcheck.judge.prompts import GRADE, RELEVANCE
+from pytest_ragcheck.judge.render import render_pair
 
 MESSAGES = render_pair(RELEVANCE, query="what is alpha", chunk="alpha is a letter")
 BASE: dict[str, Any] = {

@@ -15,7 +15,8 @@ import pytest
 
 from pytest_ragcheck.common.display import TEXT_LIMIT
 from pytest_ragcheck.judge.cache import VerdictCache, cache_key, embedding_key
-from pytest_ragcheck.judge.prompts import RELEVANCE, render_pair
+from pytest_ragcheck.judge.prompts import RELEVANCE
+from pytest_ragcheck.judge.render import render_pair
 
 KEY = cache_key(
     model="openai/judge",

@@ -16,13 +16,18 @@ from pytest_ragcheck.common.errors import ConfigError
 from pytest_ragcheck.judge import scoring
 from pytest_ragcheck.judge.prompts import PROMPTS
 from pytest_ragcheck.metrics import names
+from pytest_ragcheck.metrics.authority import AuthorityColumns
+from pytest_ragcheck.metrics.diversity import DiversityColumns
 from pytest_ragcheck.metrics.engine import _Columns
 from pytest_ragcheck.metrics.registry import METRICS, Metric, find_metric, metrics_of_kind
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
 TABLE = re.compile(r"<!-- metrics-table:[^\n]*-->\n(.*?)<!-- /metrics-table -->", re.DOTALL)
 
-RANK = metrics_of_kind("rank")
+RANK = tuple(m for m in metrics_of_kind("rank") if "relevance" in m.needs)
+#: Rank metrics over subtopic judgments (ndeval's) and over the hits' sources.
+DIVERSITY = tuple(m for m in metrics_of_kind("rank") if "subtopics" in m.needs)
+AUTHORITY = tuple(m for m in metrics_of_kind("rank") if "sources" in m.needs)
 #: Judge metrics that ask the judge about chunks, about the answer, and the statistics over
 #: their verdicts (no prompt).
 JUDGE = tuple(
@@ -60,9 +65,9 @@ def test_the_docs_table_lists_exactly_the_registered_metrics():
 
 
 def test_every_metric_is_one_complete_declaration():
-    assert len(METRICS) == len(RANK) + len(JUDGE) + len(STATISTICS) + len(LATENCY) + len(
-        JUDGED_ANSWER
-    ) + len(LEXICAL_ANSWER) + len(REFUSAL)
+    assert len(METRICS) == len(RANK) + len(DIVERSITY) + len(AUTHORITY) + len(JUDGE) + len(
+        STATISTICS
+    ) + len(LATENCY) + len(JUDGED_ANSWER) + len(LEXICAL_ANSWER) + len(REFUSAL)
     for metric in METRICS.values():
         assert METRICS[metric.name] is metric
         assert metric.description
@@ -71,6 +76,11 @@ def test_every_metric_is_one_complete_declaration():
     for metric in RANK:
         assert metric.needs == {"relevance"}
         assert (metric.prompt, metric.formula, metric.quantile) == (None, None, None)
+    for metric in (*DIVERSITY, *AUTHORITY):
+        assert len(metric.needs) == 1
+        assert (metric.prompt, metric.formula, metric.quantile) == (None, None, None)
+        assert metric.snapshot
+        assert metric.floor_hint
     for metric in JUDGE:
         assert "texts" in metric.needs
         assert (metric.reference, metric.engine, metric.quantile) == (None, None, None)
@@ -120,6 +130,31 @@ def test_rank_metrics_resolve_to_a_pure_function_and_an_engine_column(metric):
     assert function is getattr(metrics, metric.reference)
     assert function.__name__ in metrics.__all__
     assert callable(getattr(_Columns, metric.engine))
+
+
+@pytest.mark.parametrize("metric", DIVERSITY + AUTHORITY, ids=lambda m: m.name)
+def test_facet_metrics_resolve_to_a_pure_function_and_a_column(metric):
+    function = getattr(metrics, metric.reference)
+    assert function.__name__ == metric.name
+    assert metric.name in metrics.__all__
+    columns = DiversityColumns if metric in DIVERSITY else AuthorityColumns
+    assert callable(getattr(columns, metric.engine))
+
+
+def test_facet_metric_lists():
+    assert names.DIVERSITY_METRICS == (
+        "alpha_ndcg",
+        "err_ia",
+        "nerr_ia",
+        "p_ia",
+        "subtopic_recall",
+        "map_ia",
+        "nrbp",
+        "nnrbp",
+    )
+    assert names.AUTHORITY_METRICS == ("authority", "untrusted")
+    assert [m.name for m in DIVERSITY if not m.cutoff] == ["map_ia", "nrbp", "nnrbp"]
+    assert not METRICS["untrusted"].higher_is_better
 
 
 @pytest.mark.parametrize("metric", JUDGE + JUDGED_ANSWER, ids=lambda m: m.name)

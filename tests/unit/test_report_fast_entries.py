@@ -94,6 +94,7 @@ def _reference(case: CaseResult, baseline: Mapping[str, Any] | None) -> str:
         "answer": clip(case.answer),
         "answerable": case.answerable,
         "refusal": clip(case.refusal, QUERY_LIMIT),
+        "facets": case.facets,
     }
     return json.dumps(entry, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
@@ -140,6 +141,14 @@ def _case(rng: random.Random, n: int, *, built: bool) -> CaseResult:
         _ranked=(hits, grades),
         answerable=rng.random() < 0.8,
         refusal=rng.choice([None, None, "empty answer", _text(rng, 400)]),
+        facets=rng.choice(
+            [
+                None,
+                None,
+                {"subtopics": {_text(rng, 2): {"relevant": 2, "first_rank": None}}},
+                {"sources": [{"rank": 1, "id": "d", "source": _text(rng, 2), "weight": 0.5}]},
+            ]
+        ),
     )
     if built:
         case.hits = [

@@ -57,6 +57,8 @@ def test_an_unanswerable_case_with_relevance_information_names_the_field(
         "expected_texts": ["a span"],
         "reference_answer": "Paris",
         "reference_answers": ["Paris"],
+        "subtopics": {"s1": ["d1"]},
+        "subtopic_texts": {"s1": ["a span"]},
     }[field]
     raw = {"id": "u", "query": "q", "answerable": False, field: value}
     # a dict is tried without pydantic first; another mapping goes straight to pydantic
