@@ -241,13 +241,19 @@ def _judge_settings(kw: Mapping[str, Any], base: JudgeSettings) -> JudgeSettings
 
 
 def _check_judge_statistics(specs: Sequence[MetricSpec], judge: JudgeSettings) -> None:
-    """``judge_kappa`` and ``judge_consistency`` measure the verdicts of other judge metrics."""
+    """``judge_kappa``, ``aspect_kappa`` and ``judge_consistency`` measure the verdicts of
+    other judge metrics."""
     names = {s.base for s in specs}
     prompts = {s.metric.prompt for s in specs} - {None}
     if "judge_kappa" in names and not prompts.intersection(AGREEMENT_PROMPTS):
         raise ConfigError(
             "judge_kappa compares the judge's relevance verdicts with the human labels: add "
             "llm_relevancy, llm_precision or llm_ndcg to metrics"
+        )
+    if "aspect_kappa" in names and "covers" not in prompts:
+        raise ConfigError(
+            "aspect_kappa compares the judge's aspect coverage with the human subtopics: add "
+            "llm_aspect_recall or llm_alpha_ndcg to metrics"
         )
     if "judge_consistency" in names and (not prompts or judge.samples < 2):
         raise ConfigError(

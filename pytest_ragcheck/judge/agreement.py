@@ -26,9 +26,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Literal
+from typing import Any, Literal
 
-__all__ = ["Kappa", "Weights", "cohen_kappa"]
+__all__ = ["Kappa", "Weights", "cohen_kappa", "kappa_fields"]
 
 Weights = Literal["none", "quadratic"]
 
@@ -87,3 +87,15 @@ def cohen_kappa(matrix: Sequence[Sequence[int]], *, weights: Weights = "none") -
     se = math.sqrt(max(variance, 0.0))
     ci = (max(-1.0, value - Z95 * se), min(1.0, value + Z95 * se))
     return Kappa(value=value, se=se, ci=ci, observed=observed, expected=expected)
+
+
+def kappa_fields(kappa: Kappa | None, reason: str) -> dict[str, Any]:
+    """κ as the reports carry it: value, standard error, interval, or why it is undefined."""
+    if kappa is None:
+        return {
+            "kappa": None,
+            "se": None,
+            "ci": None,
+            "undefined": reason or "chance explains every agreement",
+        }
+    return {"kappa": kappa.value, "se": kappa.se, "ci": list(kappa.ci), "undefined": None}

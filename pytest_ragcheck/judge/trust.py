@@ -13,6 +13,9 @@ results:
   Added whenever the judge answered relevance questions about labelled documents. When a test
   asks both questions (``llm_relevancy``/``llm_precision`` and ``llm_ndcg``) the lower κ
   counts: the test relies on both.
+* ``aspect_kappa``: the same for the judged aspect metrics, κ between "the judge marked some
+  aspect in the chunk" and "the chunk covers some human subtopic" (:mod:`.aspect_agreement`);
+  added whenever an aspect metric judged a chunk of a case with subtopics.
 * ``judge_consistency``: the share of judged items whose ``judge_samples`` all agree; added
   whenever ``judge_samples`` >= 2.
 
@@ -29,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.common.display import format_value
 from pytest_ragcheck.evaluation.result import hit_ids
-from pytest_ragcheck.judge.agreement import Kappa, cohen_kappa
+from pytest_ragcheck.judge.agreement import cohen_kappa, kappa_fields
+from pytest_ragcheck.judge.aspect_agreement import ASPECT_PROMPT, aspect_question
 from pytest_ragcheck.judge.labels import JudgedDoc, judged_docs, label_kind
 from pytest_ragcheck.metrics.names import MetricSpec
 from pytest_ragcheck.metrics.registry import AGREEMENT_PROMPTS
@@ -56,6 +60,8 @@ class Trust:
     values: dict[str, float] = field(default_factory=dict)
     #: The agreement statistics, for ``Result.info["judge"]["agreement"]``.
     agreement: dict[str, Any] | None = None
+    #: ``aspect_kappa``'s, for ``Result.info["judge"]["aspect_agreement"]``.
+    aspect_agreement: dict[str, Any] | None = None
     #: Per metric: what its value rests on (pairs, interval, ...), shown next to it.
     metric_notes: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -82,8 +88,11 @@ class Trust:
     def info(self, judge: Mapping[str, Any] | None) -> dict[str, Any]:
         """Entries for ``Result.info``: ``judge`` extended with the agreement, ``trust``."""
         found: dict[str, Any] = {}
-        if judge is not None and self.agreement is not None:
-            found["judge"] = {**judge, "agreement": self.agreement}
+        if judge is not None:
+            extra = {"agreement": self.agreement, "aspect_agreement": self.aspect_agreement}
+            extra = {key: value for key, value in extra.items() if value is not None}
+            if extra:
+                found["judge"] = {**judge, **extra}
         trust = {"notes": self.notes, "problems": self.problems, "metric_notes": self.metric_notes}
         if any(trust.values()):
             found["trust"] = trust
@@ -105,6 +114,9 @@ def assess_trust(
     verdict_specs = [s for s in settings.metrics if s.metric.prompt in AGREEMENT_PROMPTS]
     if verdict_specs:
         _agreement(trust, scored, verdict_specs, settings)
+    aspect_specs = [s for s in settings.metrics if s.metric.prompt == ASPECT_PROMPT]
+    if aspect_specs:
+        _aspect_agreement(trust, scored, aspect_specs, settings)
     if settings.judge.samples > 1:
         _consistency(trust, judge, settings)
         scored_names = {name for _, result in scored for name in result.values}
@@ -192,6 +204,22 @@ def _agreement(
             )
 
 
+def _aspect_agreement(
+    trust: Trust,
+    scored: Sequence[tuple[GoldenCase, CaseResult]],
+    specs: Sequence[MetricSpec],
+    settings: Settings,
+) -> None:
+    spec = MetricSpec("aspect_kappa", None)
+    question = aspect_question(scored, specs)
+    if not question["pairs"] and spec not in settings.metrics:
+        return  # no subtopics to compare with; judge errors fail the test with their reason
+    trust.aspect_agreement = question
+    trust.add(spec, question["kappa"], question["undefined"] or "", settings)
+    if question["kappa"] is not None:
+        trust.metric_notes[spec.name] = _describe(question, 1)
+
+
 def _question(prompt: str, found: Sequence[tuple[GoldenCase, JudgedDoc]]) -> dict[str, Any]:
     """κ and its context for one relevance question (``relevance`` or ``grade``)."""
     seen = Counter((int(d.label or 0) >= 1, d.says_relevant) for _, d in found)
@@ -207,7 +235,7 @@ def _question(prompt: str, found: Sequence[tuple[GoldenCase, JudgedDoc]]) -> dic
     }
     reason = _binary_undefined(n, human=tp + fn, judge=tp + fp)
     kappa = None if reason else cohen_kappa([[tn, fp], [fn, tp]])
-    question.update(_kappa_fields(kappa, reason))
+    question.update(kappa_fields(kappa, reason))
     if prompt == "grade":
         graded = [(c, d) for c, d in found if label_kind(c) == "graded"]
         if graded:
@@ -240,17 +268,6 @@ def _binary_undefined(n: int, *, human: int, judge: int) -> str:
     return ""
 
 
-def _kappa_fields(kappa: Kappa | None, reason: str) -> dict[str, Any]:
-    if kappa is None:
-        return {
-            "kappa": None,
-            "se": None,
-            "ci": None,
-            "undefined": reason or "chance explains every agreement",
-        }
-    return {"kappa": kappa.value, "se": kappa.se, "ci": list(kappa.ci), "undefined": None}
-
-
 def _weighted(found: Sequence[tuple[GoldenCase, JudgedDoc]]) -> dict[str, Any]:
     """Quadratic weighted κ of human and judge grades (0-3) on graded labels."""
     outside = [(c, d) for c, d in found if d.label not in GRADES]
@@ -264,7 +281,7 @@ def _weighted(found: Sequence[tuple[GoldenCase, JudgedDoc]]) -> dict[str, Any]:
             "human grades outside 0-3 cannot be compared with the judge's 0-3 grades: "
             f"{shown}{more}"
         )
-        return {**base, **_kappa_fields(None, reason)}
+        return {**base, **kappa_fields(None, reason)}
     matrix = [[0] * len(GRADES) for _ in GRADES]
     for _, d in found:
         matrix[int(d.label or 0)][d.grade] += 1  # both 0-3: checked above, and by the schema
@@ -274,8 +291,8 @@ def _weighted(found: Sequence[tuple[GoldenCase, JudgedDoc]]) -> dict[str, Any]:
         who = "people" if len(human) < 2 else "judge"
         only = next(iter(human if who == "people" else judge))
         reason = f"the {who} gave every one of the {len(found)} documents grade {only}"
-        return {**base, **_kappa_fields(None, reason)}
-    return {**base, **_kappa_fields(cohen_kappa(matrix, weights="quadratic"), "")}
+        return {**base, **kappa_fields(None, reason)}
+    return {**base, **kappa_fields(cohen_kappa(matrix, weights="quadratic"), "")}
 
 
 def _describe(question: Mapping[str, Any], count: int) -> str:

@@ -21,9 +21,9 @@ numpy and cheap to import for marker validation:
   :mod:`pytest_ragcheck.answers.refusal`; ``rejection_rate`` also reads the judge's
   ``truthfulness`` grade when a judge model is set. ``scores_cases`` says which cases a metric
   scores: unanswerable ones count only where it says so;
-* judge statistics (``judge_kappa``, ``judge_consistency``): judge metrics without a prompt,
-  one value per run computed from the verdicts the other judge metrics obtained
-  (:mod:`pytest_ragcheck.judge.trust`).
+* judge statistics (``judge_kappa``, ``aspect_kappa``, ``judge_consistency``): judge metrics
+  without a prompt, one value per run computed from the verdicts the other judge metrics
+  obtained (:mod:`pytest_ragcheck.judge.trust`).
 
 Metrics with ``snapshot=False`` (latency, the judge statistics, ``judged``) are never stored
 in baselines: they describe the run, the labels or the judge rather than the retriever.
@@ -258,6 +258,15 @@ _DECLARED = (
         + "its relevance verdicts disagree with your human labels, so the judge metrics of "
         "this test cannot be trusted; review the disagreements (the confusion matrix is in the "
         "report), then improve the judge prompt or model before gating on it",
+    ),
+    _judge_statistic(
+        "aspect_kappa",
+        "Cohen's kappa between the judge's aspect coverage and the human subtopics, per chunk",
+        needs={"texts", "labels"},
+        floor_hint=_NOT_THE_RETRIEVER
+        + "the chunks it finds aspects in are not the ones your subtopics say cover the query, "
+        "so llm_aspect_recall and llm_alpha_ndcg cannot be trusted; review the disagreements "
+        "(the confusion matrix is in the report), then improve the judge model before gating",
     ),
     _judge_statistic(
         "judge_consistency",

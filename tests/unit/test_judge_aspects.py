@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from judge_server import JudgeServer
+from sklearn.metrics import cohen_kappa_score
 
 from pytest_ragcheck import evaluate, metrics
 from pytest_ragcheck.evaluation.settings import JudgeSettings
@@ -96,3 +97,41 @@ def test_offline_without_verdicts_and_the_budget_are_errors(
     )
     assert budget.cases[0].values == {}
     assert budget.info["judge"]["calls"] == 1
+
+
+SUBTOPIC_CASES = [
+    {**CASES[0], "subtopics": {"car": ["h1"], "cat": ["h3"]}},
+    {
+        "id": "python",
+        "query": "python [aspects=snake,lang]",
+        "expected_ids": ["p1"],
+        "subtopics": {"snake": ["p1", "p3"], "lang": ["p2"]},
+    },
+]
+HITS["python [aspects=snake,lang]"] = [
+    {"id": "p1", "text": "a snake [c=snake]"},
+    {"id": "p2", "text": "a language [c=lang]"},
+    {"id": "p3", "text": "a reptile, the judge sees no aspect"},  # a subtopic the judge misses
+]
+
+
+def test_aspect_kappa_against_human_subtopics_live_and_offline(
+    judge_settings: JudgeSettings, judge_server: JudgeServer
+) -> None:
+    result = evaluate(_retriever, SUBTOPIC_CASES, k=3, metrics=NAMES, judge=judge_settings)
+    # per chunk of the top 3: covers a human subtopic / the judge marked an aspect
+    human = [1, 0, 1, 1, 1, 1]  # h2 is listed under no subtopic
+    judge = [1, 1, 1, 1, 1, 0]  # p3 carries no [c=...] marker
+    assert result["aspect_kappa"] == pytest.approx(cohen_kappa_score(human, judge), abs=1e-12)
+    question = result.info["judge"]["aspect_agreement"]
+    assert question["pairs"] == 6
+    assert question["confusion"] == {"tp": 4, "fp": 1, "fn": 1, "tn": 0}
+    assert question["metrics"] == NAMES[::-1]  # sorted: both metrics judged every chunk
+    assert "aspect_kappa" not in result.cases[0].values  # a run-level statistic
+
+    before = judge_server.count
+    offline = replace(judge_settings, offline=True)
+    again = evaluate(_retriever, SUBTOPIC_CASES, k=3, metrics=NAMES, judge=offline)
+    assert judge_server.count == before  # replayed from the cache
+    assert again["aspect_kappa"] == result["aspect_kappa"]
+    assert again.info["judge"]["aspect_agreement"] == question
