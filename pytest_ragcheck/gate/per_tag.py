@@ -104,6 +104,7 @@ def compare_tags(
     out: dict[str, MetricCheck] = {}
     notes: list[str] = []
     worst: tuple[float, str] | None = None
+    sizes = {t: len(i) for t, i in _ids_by_tag(result, [c.id for c in result.evaluated]).items()}
     for name in names:
         tests = {tag: sides.paired([name], ids)[name] for tag, ids in eligible.items()}
         adjusted = dict(zip(tests, holm([t.p_value for t in tests.values()]), strict=True))
@@ -115,8 +116,10 @@ def compare_tags(
                 value=after,
                 higher_is_better=checks[name].higher_is_better if name in checks else True,
             )
+            if not sides.match.whole:
+                base = base.on_shared(after, len(ids), sizes.get(tag))
             judged = judge_change(
-                replace(base, compared=None if sides.match.whole else after),
+                base,
                 before=before,
                 after=after,
                 precision=sides.current.precision,

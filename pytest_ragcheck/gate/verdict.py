@@ -132,9 +132,10 @@ class Verdict:
         if regressed:
             worst = max(regressed, key=lambda c: abs(c.delta or 0.0))
             more = f" (+{len(regressed) - 1} more)" if len(regressed) > 1 else ""
+            shared, _ = worst.shared_words()
             return (
                 f"{worst.name} regressed {format_value(worst.baseline)} → "
-                f"{format_value(worst.current)} (Δ {signed(worst.delta)}){more}"
+                f"{format_value(worst.current)}{shared} (Δ {signed(worst.delta)}){more}"
             )
         if floors:
             more = f" (+{len(floors) - 1} more)" if len(floors) > 1 else ""

@@ -86,6 +86,11 @@ def _metric(check: Mapping[str, Any], kind: str) -> dict[str, Any]:
         "status": check.get("status", "pass"),
         "note": check.get("note") or "",
         "compared": check.get("compared"),
+        # What ``baseline`` and ``delta`` are about: ``compared`` when the golden set changed
+        # since the baseline (the shared cases), else ``value``; every output shows this one.
+        "current": value if check.get("compared") is None else check["compared"],
+        "compared_cases": check.get("compared_cases"),
+        "all_cases": check.get("all_cases"),
         "detectable": check.get("detectable"),
     }
 

@@ -14,15 +14,17 @@ from typing import Any
 from pytest_ragcheck.common.display import shorten
 from pytest_ragcheck.common.sorting import natural_key
 from pytest_ragcheck.gate.checks import update_command
+from pytest_ragcheck.report.columns import (
+    current,
+    format_delta,
+    format_number,
+    metric_columns,
+    shared_suffix,
+)
 from pytest_ragcheck.report.document import sort_for_attention
 from pytest_ragcheck.report.labels import FAILING, ICONS, TEST_STATUSES, word
 from pytest_ragcheck.report.packing import ESCAPE
-from pytest_ragcheck.report.terminal import (
-    detectable_text,
-    format_delta,
-    format_number,
-    improved_nodeids,
-)
+from pytest_ragcheck.report.terminal import detectable_text, improved_nodeids
 
 __all__ = ["GITHUB_SUMMARY_LIMIT", "render_github_summary", "render_markdown"]
 
@@ -73,7 +75,7 @@ def _status(test: Mapping[str, Any]) -> str:
 
 def _metric_change(m: Mapping[str, Any]) -> str:
     name = m["name"]
-    value = format_number(name, m.get("value"))
+    value = format_number(name, current(m))
     if m["status"] == "improved":
         return (
             f"{name} {format_number(name, m.get('baseline'))} → {value} "
@@ -102,7 +104,7 @@ def changes(test: Mapping[str, Any]) -> str:
     improved = [m for m in metrics if m["status"] == "improved"]
     quality = [m for m in metrics if m["kind"] != "latency"]
     shown = failing + improved or quality or list(metrics)  # a latency-only test: latency
-    text = " · ".join(_metric_change(m) for m in shown)
+    text = " · ".join(_metric_change(m) for m in shown) + shared_suffix(shown)
     if test.get("problems"):
         first = test["problems"][0].strip().splitlines()[0] if test["problems"][0].strip() else ""
         text = (text + " · " if text else "") + f"**{first}**"
@@ -134,38 +136,12 @@ def counts_text(tests: Sequence[Mapping[str, Any]], *, comparisons: int = 0) -> 
 
 def metric_table(test: Mapping[str, Any]) -> list[str]:
     """Every metric of a test; baseline columns unless baselines are off, thresholds if set."""
-    metrics: Sequence[Mapping[str, Any]] = test["metrics"]
-    with_baseline = bool((test.get("config") or {}).get("baseline", True)) or any(
-        m.get("baseline") is not None for m in metrics
-    )
-    with_bound = any(m.get("bound") is not None for m in metrics)
-    head = ["metric", "value"]
-    align = ["---", "--:"]
-    if with_baseline:
-        head += ["baseline", "Δ", "allowed"]
-        align += ["--:", "--:", "--:"]
-    if with_bound:
-        head.append("threshold")
-        align.append("--:")
+    head, table = metric_columns(test)
     head.append("status")
-    align.append("---")
+    align = ["---", *["--:"] * (len(head) - 2), "---"]
     rows = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
-    for m in metrics:
-        name = m["name"]
-        cells = [cell(name), format_number(name, m.get("value"))]
-        if with_baseline:
-            has = m.get("baseline") is not None
-            cells += [
-                format_number(name, m.get("baseline")),
-                format_delta(name, m.get("delta")),
-                format_number(name, m.get("allowed")) if has else "-",
-            ]
-        if with_bound:
-            bound = "-"
-            if m.get("bound") is not None:
-                op = "≥" if m.get("bound_kind") == "min" else "≤"
-                bound = f"{op} {format_number(name, m['bound'])}"
-            cells.append(bound)
+    for m, cells in zip(test["metrics"], table, strict=True):
+        cells[0] = cell(cells[0])
         status = word(m["status"])
         if m["status"] not in ("pass", "new"):
             status = f"**{status}**"

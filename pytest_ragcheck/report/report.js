@@ -71,6 +71,18 @@
   function testName(t) { return t.nodeid + (t.call ? " [call " + (t.call + 1) + "]" : ""); }
   function qualityMetrics(t) { return t.metrics.filter(function (m) { return m.kind !== "latency"; }); }
   function better(m, d) { return m.higher_is_better ? d > 0 : d < 0; }
+  // The value compared with the baseline: the shared cases' when the golden set changed.
+  function cur(m) { return m.current === undefined || m.current === null ? m.value : m.current; }
+  // [shared, all] case counts when a metric was compared on the shared cases only, else null.
+  function sharedCounts(t) {
+    var m = t.metrics.filter(function (x) { return x.compared !== null && x.compared !== undefined; })[0];
+    return m ? [m.compared_cases, m.all_cases] : null;
+  }
+  function sharedSuffix(t, shown) {
+    var counts = sharedCounts({ metrics: shown });
+    if (!counts || counts[0] === null || counts[0] === undefined) return "";
+    return " · compared on " + counts[0] + " shared" + (counts[1] === null || counts[1] === undefined ? "" : " of " + counts[1]) + " cases";
+  }
 
   var tests = data.tests.map(function (t, i) { t._index = i; return t; });
   var attention = tests.slice().sort(function (a, b) {
@@ -110,12 +122,12 @@
       var shown = failing.concat(improved);
       if (!shown.length) shown = qualityMetrics(t);
       var text = shown.map(function (m) {
-        var s = m.name + " " + fmt(m.name, m.value);
+        var s = m.name + " " + fmt(m.name, cur(m));
         if (m.status === "regressed" && m.delta !== null) s += " (" + fmtDelta(m.name, m.delta) + ")";
         if (m.status === "improved" && m.delta !== null) s += " (improved " + fmtDelta(m.name, m.delta) + ")";
         if (m.status === "below_floor" || m.status === "above_ceiling") s += " (" + WORDS[m.status] + " " + fmt(m.name, m.bound) + ")";
         return s;
-      }).join(" · ");
+      }).join(" · ") + sharedSuffix(t, shown);
       return el("tr", { "class": "clickable", onclick: function () { location.hash = "test=" + t._index; } },
         el("td", null, badge(t.status)),
         el("td", null, el("a", { href: "#test=" + t._index, "class": "mono" }, breakable(testName(t)))),
@@ -137,10 +149,10 @@
     if (!metrics.length) return el("p", { "class": "empty", text: "No quality metric in this run." });
     var maxV = 1;
     metrics.forEach(function (m) {
-      [m.value, m.baseline, m.bound].forEach(function (v) { if (v !== null && v > maxV) maxV = v; });
+      [cur(m), m.baseline, m.bound].forEach(function (v) { if (v !== null && v > maxV) maxV = v; });
     });
     var labelW = 14 + Math.max.apply(null, metrics.map(function (m) { return textWidth(m.name, 11); }));
-    var valueW = 14 + Math.max.apply(null, metrics.map(function (m) { return textWidth(fmt(m.name, m.value), 11); }));
+    var valueW = 14 + Math.max.apply(null, metrics.map(function (m) { return textWidth(fmt(m.name, cur(m)), 11); }));
     var plotW = 320, rowH = 34, top = 6;
     var W = Math.ceil(labelW + plotW + valueW), H = top + metrics.length * rowH + 16;
     var x = function (v) { return labelW + Math.max(0, v) / maxV * plotW; };
@@ -161,8 +173,8 @@
           sv("title", { text: m.name + " baseline " + fmt(m.name, m.baseline) })));
       }
       row.appendChild(sv("rect", { "class": "bar bar-current status-" + m.status, x: labelW, y: y + 13, height: 15, rx: 2,
-        width: (x(m.value || 0) - labelW).toFixed(2), "data-metric": m.name, "data-value": m.value },
-        sv("title", { text: m.name + " " + fmt(m.name, m.value) + (m.baseline !== null ? " (baseline " + fmt(m.name, m.baseline) + ", Δ " + fmtDelta(m.name, m.delta) + ")" : "") })));
+        width: (x(cur(m) || 0) - labelW).toFixed(2), "data-metric": m.name, "data-value": cur(m) },
+        sv("title", { text: m.name + " " + fmt(m.name, cur(m)) + (m.baseline !== null ? " (baseline " + fmt(m.name, m.baseline) + ", Δ " + fmtDelta(m.name, m.delta) + ")" : "") })));
       if (m.baseline !== null && m.allowed !== null) {
         var limit = m.higher_is_better ? m.baseline - m.allowed : m.baseline + m.allowed;
         row.appendChild(sv("line", { "class": "tolerance-mark", x1: x(limit), x2: x(limit), y1: y + 1, y2: y + 12,
@@ -172,7 +184,7 @@
         row.appendChild(sv("line", { "class": "floor-mark", x1: x(m.bound), x2: x(m.bound), y1: y + 1, y2: y + 31,
           "data-metric": m.name, "data-bound": m.bound }, sv("title", { text: (m.bound_kind === "min" ? "floor " : "ceiling ") + fmt(m.name, m.bound) })));
       }
-      row.appendChild(sv("text", { x: labelW + plotW + 8, y: y + 25, "class": "value-label", text: fmt(m.name, m.value) }));
+      row.appendChild(sv("text", { x: labelW + plotW + 8, y: y + 25, "class": "value-label", text: fmt(m.name, cur(m)) }));
       chart.appendChild(row);
     });
     var legend = el("div", { "class": "legend", style: "max-width:" + W + "px" },
@@ -197,20 +209,26 @@
     var hasBaseline = t.metrics.some(function (m) { return m.baseline !== null; });
     var hasP = t.metrics.some(function (m) { return m.p_value !== null && m.p_value !== undefined; });
     var hasBound = t.metrics.some(function (m) { return m.bound !== null; });
-    var head = [el("th", { text: "metric" }), el("th", { "class": "num", text: "value" })];
+    // A golden set changed since the baseline: the value on the shared cases (what the
+    // baseline and Δ are about) and, labelled, the value on all cases (what floors check).
+    var counts = sharedCounts(t);
+    var head = [el("th", { text: "metric" }), el("th", { "class": "num", text: counts ? "on " + (counts[0] === null ? "" : counts[0] + " ") + "shared" : "value" })];
     if (hasBaseline) head.push(el("th", { "class": "num", text: "baseline" }), el("th", { "class": "num", text: "Δ" }), el("th", { "class": "num", text: "allowed" }));
+    if (counts) head.push(el("th", { "class": "num", text: "on all" + (counts[1] === null ? "" : " " + counts[1]) }));
     if (hasP) head.push(el("th", { "class": "num", text: "p" }));
     if (hasBound) head.push(el("th", { "class": "num", text: "threshold" }));
     head.push(el("th", { text: "status" }));
     var notes = [];
     var rows = t.metrics.map(function (m) {
-      var cells = [el("td", { "class": "mono", text: m.name }), el("td", { "class": "num", text: fmt(m.name, m.value) })];
+      var compared = m.compared !== null && m.compared !== undefined;
+      var cells = [el("td", { "class": "mono", text: m.name }), el("td", { "class": "num", text: counts && !compared ? "–" : fmt(m.name, cur(m)) })];
       if (hasBaseline) {
         var cls = "num";
         if (m.delta !== null && m.delta !== 0) cls += better(m, m.delta) ? " better" : (m.status === "regressed" ? " worse" : "");
         cells.push(el("td", { "class": "num", text: fmt(m.name, m.baseline) }), el("td", { "class": cls, text: fmtDelta(m.name, m.delta) }),
           el("td", { "class": "num", text: m.baseline !== null ? fmt(m.name, m.allowed) : "–" }));
       }
+      if (counts) cells.push(el("td", { "class": "num all-cases", text: fmt(m.name, m.value) }));
       if (hasP) cells.push(el("td", { "class": "num", text: m.p_value === null || m.p_value === undefined ? "–" : String(Number(m.p_value.toPrecision(3))) }));
       if (hasBound) cells.push(el("td", { "class": "num", text: m.bound === null ? "–" : (m.bound_kind === "min" ? "≥ " : "≤ ") + fmt(m.name, m.bound) }));
       var detail = metricDetail(m);

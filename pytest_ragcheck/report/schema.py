@@ -137,7 +137,7 @@ class MetricEntry(_Strict):
     value: float | None
     higher_is_better: bool
     baseline: float | None = Field(description="the stored baseline value, if compared")
-    delta: float | None = Field(description="value - baseline")
+    delta: float | None = Field(description="current - baseline")
     allowed: float | None = Field(description="the drop allowed against the baseline")
     bound: float | None = Field(description="absolute threshold (min_... or max_...)")
     bound_kind: Literal["min", "max"] | None
@@ -149,6 +149,17 @@ class MetricEntry(_Strict):
         default=None,
         description="this run's value on the cases shared with the baseline, when the golden "
         "set changed since it was recorded (what 'baseline' is compared with)",
+    )
+    current: float | None = Field(
+        default=None,
+        description="the value compared with 'baseline' ('delta' = current - baseline): "
+        "'compared' when set, else 'value'; what every output shows beside the baseline",
+    )
+    compared_cases: int | None = Field(
+        default=None, description="with 'compared': the number of shared cases it is over"
+    )
+    all_cases: int | None = Field(
+        default=None, description="with 'compared': the number of cases 'value' is over"
     )
     detectable: float | None = Field(
         default=None,

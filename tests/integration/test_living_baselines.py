@@ -92,11 +92,13 @@ def test_a_growing_golden_set_keeps_its_regression_check(suite, run_mode) -> Non
     result.stdout.fnmatch_lines(
         [
             # The first line states the worst finding: it is pytest's short summary.
-            "mrr@3 regressed 1.000 → 0.500 (Δ −0.500) (+1 more) "
+            "mrr@3 regressed 1.000 → 0.500 on 10 shared (Δ −0.500) (+1 more) "
             "(ragcheck failed for golden.jsonl (15 cases, k=3))",
             "Regressed against the baseline:",
-            "  mrr@3: 1.000 → 0.500 (Δ −0.500, allowed 0.020, p=0.0312, 95% CI [[]*",
-            "  recall@5: 1.000 → 0.900 (Δ −0.100, allowed 0.020, p=0.5, 95% CI [[]*",
+            "  mrr@3: 1.000 → 0.500 on 10 shared (Δ −0.500, allowed 0.020, p=0.0312, 95% CI "
+            "[[]*[]]) · 0.667 on all 15",
+            "  recall@5: 1.000 → 0.900 on 10 shared (Δ −0.100, allowed 0.020, p=0.5, 95% CI "
+            "[[]*[]]) · 0.933 on all 15",
             "    judged by tolerance alone: only 1 case(s) changed, too few for the paired "
             "test to reach p ≤ 0.05",
             "  cases that got worse most (mrr@3, before → after):",
@@ -146,7 +148,7 @@ def test_a_growing_golden_set_keeps_its_regression_check(suite, run_mode) -> Non
     result = suite.run(*run_mode)
     result.assert_outcomes(failed=1)
     text = suite.text(result)
-    assert "mrr@3 regressed 1.000 → 0.375 (Δ −0.625)" in text
+    assert "mrr@3 regressed 1.000 → 0.375 on 8 shared (Δ −0.625)" in text
     assert (
         "Golden set changed since the baseline: 1 added (q11), 2 removed (q9, q10); "
         "compared on the 8 shared case(s)."

@@ -301,7 +301,7 @@ def test_message_says_what_the_comparison_was_made_on() -> None:
         "shared case(s)"
     )
     lines = verdict.message(now).splitlines()
-    assert lines[0].startswith("mrr@10 regressed 1.000 → 0.250 (Δ −0.750)")
+    assert lines[0].startswith("mrr@10 regressed 1.000 → 0.250 on 8 shared (Δ −0.750)")
     assert (
         "Golden set changed since the baseline: 2 added (q09, q10); compared on the 8 "
         "shared case(s)." in lines
