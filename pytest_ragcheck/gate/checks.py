@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from pytest_ragcheck.common.display import format_value, signed
+from pytest_ragcheck.report.labels import p_words
 
 __all__ = [
     "FAILED",
@@ -72,6 +73,8 @@ class MetricCheck:
     #: over, so every output labels the two ("0.356 on 60 shared · 0.343 on all 66").
     compared_cases: int | None = None
     all_cases: int | None = None
+    #: How many tests ``p_value`` was Holm-corrected over (the tags of a per-tag check).
+    holm_over: int | None = None
 
     @property
     def current(self) -> float:
@@ -107,7 +110,7 @@ class MetricCheck:
         if self.allowed is not None:
             parts.append(f"allowed {self.allowed:.3f}")
         if self.p_value is not None:
-            parts.append(f"p={self.p_value:.3g}")
+            parts.append(p_words(self.p_value, self.holm_over))
         if self.ci is not None:
             low, high = (signed(v) for v in self.ci)
             parts.append(f"95% CI [{low}, {high}]")
@@ -135,6 +138,7 @@ class MetricCheck:
             "detectable": self.detectable,
             "compared_cases": self.compared_cases,
             "all_cases": self.all_cases,
+            "holm_over": self.holm_over,
         }
 
 

@@ -119,7 +119,7 @@ def compare_tags(
             if not sides.match.whole:
                 base = base.on_shared(after, len(ids), sizes.get(tag))
             judged = judge_change(
-                base,
+                replace(base, holm_over=len(tests)),
                 before=before,
                 after=after,
                 precision=sides.current.precision,

@@ -15,6 +15,7 @@ from pytest_ragcheck.baseline.document import BaselineDoc, round_value
 from pytest_ragcheck.common.display import counted
 from pytest_ragcheck.gate.case_match import CaseMatch
 from pytest_ragcheck.gate.checks import MetricCheck
+from pytest_ragcheck.report.labels import p_words
 
 if TYPE_CHECKING:
     from pytest_ragcheck.gate.stats import PairedTest
@@ -85,17 +86,14 @@ class Sides:
         """One paired test per metric over ``ids``, in the direction of the observed change."""
         import numpy as np
 
-        from pytest_ragcheck.gate.stats import Alternative, paired_tests
+        from pytest_ragcheck.gate.stats import directions, paired_tests
 
         before = np.empty((len(ids), len(names)))
         after = np.empty((len(ids), len(names)))
         for column, name in enumerate(names):
             before[:, column] = self.values(self.stored, name, ids)
             after[:, column] = self.values(self.current, name, ids)
-        sums = after.sum(axis=0) - before.sum(axis=0)
-        alternatives: list[Alternative] = [
-            "less" if d < -_EPS else "greater" if d > _EPS else "two-sided" for d in sums
-        ]
+        alternatives = directions(after.sum(axis=0) - before.sum(axis=0))
         return dict(zip(names, paired_tests(before, after, alternatives=alternatives), strict=True))
 
     def detectable(self, name: str, ids: Sequence[str], level: float | None) -> float | None:
@@ -175,7 +173,7 @@ def judge_change(
         )
     if worse_by > 0:
         if not significant:
-            noise = _noise_note(test, level, drop=True)
+            noise = _noise_note(test, level, drop=True, holm_over=check.holm_over)
             judged.check = replace(check, note=noise)
             judged.note = f"{judged.check.regression_line()}: dropped beyond tolerance but {noise}"
         elif check.failed:
@@ -185,12 +183,16 @@ def judge_change(
         else:
             judged.check = replace(check, status="regressed", note=note)
     elif not significant:
-        judged.check = replace(check, note=_noise_note(test, level, drop=False))
+        noise = _noise_note(test, level, drop=False, holm_over=check.holm_over)
+        judged.check = replace(check, note=noise)
     elif not check.failed:
         judged.check = replace(check, status="improved", note="improved beyond tolerance")
     return judged
 
 
-def _noise_note(test: PairedTest, level: float | None, *, drop: bool) -> str:
+def _noise_note(
+    test: PairedTest, level: float | None, *, drop: bool, holm_over: int | None = None
+) -> str:
     what = "not significant" if drop else "improvement not significant"
-    return f"{what}: p={test.p_value:.3g} > significance {level:g} ({counted(test.n_changed, 'case')} changed)"
+    p = p_words(test.p_value, holm_over)
+    return f"{what}: {p} > significance {level:g} ({counted(test.n_changed, 'case')} changed)"

@@ -82,6 +82,7 @@ def _metric(check: Mapping[str, Any], kind: str) -> dict[str, Any]:
         "bound": check.get("bound"),
         "bound_kind": check.get("bound_kind"),
         "p_value": check.get("p_value"),
+        "holm_over": check.get("holm_over"),
         "ci": list(ci) if ci is not None else None,
         "status": check.get("status", "pass"),
         "note": check.get("note") or "",

@@ -25,6 +25,7 @@ __all__ = [
     "STATUS_ORDER",
     "TEST_STATUSES",
     "entry_status",
+    "p_words",
     "page_labels",
     "title",
     "word",
@@ -63,6 +64,12 @@ ICONS = {
     "passed": "✅",
     "skipped": "⏭️",
 }
+
+
+def p_words(p_value: float, holm_over: int | None = None) -> str:
+    """``p=0.0273``, or ``p=0.0273 Holm over 4 tags`` for a p-value corrected across tags."""
+    text = f"p={p_value:.3g}"
+    return f"{text} Holm over {holm_over} tags" if holm_over and holm_over > 1 else text
 
 
 def word(status: str) -> str:

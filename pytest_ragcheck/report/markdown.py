@@ -22,7 +22,7 @@ from pytest_ragcheck.report.columns import (
     shared_suffix,
 )
 from pytest_ragcheck.report.document import sort_for_attention
-from pytest_ragcheck.report.labels import FAILING, ICONS, TEST_STATUSES, word
+from pytest_ragcheck.report.labels import FAILING, ICONS, TEST_STATUSES, p_words, word
 from pytest_ragcheck.report.packing import ESCAPE
 from pytest_ragcheck.report.terminal import detectable_text, improved_nodeids
 
@@ -86,7 +86,7 @@ def _metric_change(m: Mapping[str, Any]) -> str:
         if m.get("allowed") is not None:
             parts.append(f"allowed {format_number(name, m['allowed'])}")
         if m.get("p_value") is not None:
-            parts.append(f"p={m['p_value']:.3g}")
+            parts.append(p_words(m["p_value"], m.get("holm_over")))
         return (
             f"**{name}** {format_number(name, m.get('baseline'))} → **{value}** "
             f"({', '.join(parts)})"
@@ -146,7 +146,7 @@ def metric_table(test: Mapping[str, Any]) -> list[str]:
         if m["status"] not in ("pass", "new"):
             status = f"**{status}**"
         if m.get("p_value") is not None:
-            status += f" (p={m['p_value']:.3g})"
+            status += f" ({p_words(m['p_value'], m.get('holm_over'))})"
         if m.get("note"):
             status += f" ({cell(m['note'])})"
         cells.append(status)

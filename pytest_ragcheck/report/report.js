@@ -52,6 +52,19 @@
     var text = (Math.floor((units + step / 2) / step) / Math.pow(10, decimals)).toFixed(decimals);
     return (v < 0 ? "-" : "") + text;
   }
+  // A p-value with `digits` significant digits, rounded as Python's format(p, ".3g") is (an
+  // exact tie, such as the sign-flip test's 1/32 = 0.03125, to even: 0.0312), so the page
+  // reads the p of the terminal; toPrecision alone rounds ties up.
+  function pDigits(p, digits) {
+    var m = /^(\d)\.(\d+)e([-+]\d+)$/.exec(p.toExponential(60));
+    if (m) {
+      var all = m[1] + m[2], rest = all.slice(digits);
+      if (/^50*$/.test(rest) && Number(all[digits - 1]) % 2 === 0) {
+        return String(Number(all.slice(0, digits) + "e" + (Number(m[3]) - digits + 1)));
+      }
+    }
+    return String(Number(p.toPrecision(digits)));
+  }
   function fmtDelta(name, d) {
     if (d === null || d === undefined) return "–";
     var text = (d >= 0 ? "+" : "−") + Math.abs(d).toFixed(isLatency(name) ? 1 : 3);
@@ -200,6 +213,7 @@
   // What a status cell does not say: the p-value's reading, the confidence interval, notes.
   function metricDetail(m) {
     var parts = [];
+    if (m.holm_over > 1 && m.p_value !== null && m.p_value !== undefined) parts.push("p Holm-corrected over " + m.holm_over + " tags");
     if (m.ci) parts.push("95% CI of Δ [" + fmtDelta(m.name, m.ci[0]) + ", " + fmtDelta(m.name, m.ci[1]) + "]");
     if (m.note && !IMPROVED_NOTE.test(m.note)) parts.push(m.note);
     return parts.join("; ");
@@ -229,7 +243,7 @@
           el("td", { "class": "num", text: m.baseline !== null ? fmt(m.name, m.allowed) : "–" }));
       }
       if (counts) cells.push(el("td", { "class": "num all-cases", text: fmt(m.name, m.value) }));
-      if (hasP) cells.push(el("td", { "class": "num", text: m.p_value === null || m.p_value === undefined ? "–" : String(Number(m.p_value.toPrecision(3))) }));
+      if (hasP) cells.push(el("td", { "class": "num", text: m.p_value === null || m.p_value === undefined ? "–" : pDigits(m.p_value, 3) }));
       if (hasBound) cells.push(el("td", { "class": "num", text: m.bound === null ? "–" : (m.bound_kind === "min" ? "≥ " : "≤ ") + fmt(m.name, m.bound) }));
       var detail = metricDetail(m);
       var status = badge(m.status);
@@ -678,7 +692,7 @@
 
   // ---- ragcheck.compare(...): systems side by side ------------------------------------------
   var MARKS = { win: "▲", loss: "▼" };
-  function pText(p) { return p === null || p === undefined ? "–" : p < 0.001 ? "<0.001" : p.toPrecision(2); }
+  function pText(p) { return p === null || p === undefined ? "–" : p < 0.001 ? "<0.001" : pDigits(p, 2); }
   function comparisonCard(c) {
     var head = [el("th", { text: "metric" })].concat(c.systems.map(function (s) {
       return el("th", { "class": "num", text: s === c.reference ? s + " (reference)" : s });
@@ -696,7 +710,7 @@
       })));
     });
     var level = c.significance === null ? "means only (significance=None)" :
-      "▲/▼ significantly better/worse than " + c.reference + " (p ≤ " + c.significance + ", two-sided paired sign-flip test, Holm-corrected across systems); Δ, p and wins/ties/losses per case against " + c.reference;
+      "▲/▼ significantly better/worse than " + c.reference + " (p ≤ " + c.significance + ", " + (c.test || "one-sided paired sign-flip test, Holm-corrected across systems") + "); Δ, p and wins/ties/losses per case against " + c.reference;
     return el("section", { "class": "card comparison", "data-nodeid": c.nodeid },
       el("div", { "class": "card-head" }, el("h2", { "class": "mono" }, breakable(c.nodeid))),
       el("p", { "class": "meta", text: "Compared on " + c.source + " (" + c.n_cases + (c.n_cases === 1 ? " case" : " cases") + ", k=" + c.k + ")" }),

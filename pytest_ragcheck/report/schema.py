@@ -141,7 +141,12 @@ class MetricEntry(_Strict):
     allowed: float | None = Field(description="the drop allowed against the baseline")
     bound: float | None = Field(description="absolute threshold (min_... or max_...)")
     bound_kind: Literal["min", "max"] | None
-    p_value: float | None = Field(description="paired test p-value when significance= is set")
+    p_value: float | None = Field(
+        description="one-sided paired test p-value (in the direction of the change)"
+    )
+    holm_over: int | None = Field(
+        default=None, description="the number of tags p_value was Holm-corrected over"
+    )
     ci: list[float] | None = Field(description="95% confidence interval of the delta")
     status: MetricStatus
     note: str
@@ -277,7 +282,9 @@ class ComparisonRow(_Strict):
     metric: str
     value: float | None
     delta: float | None = Field(description="mean per-case difference system - reference")
-    p_value: float | None = Field(description="two-sided paired sign-flip test")
+    p_value: float | None = Field(
+        description="one-sided paired sign-flip test in the direction of delta (the gate's)"
+    )
     p_holm: float | None = Field(description="p_value Holm-corrected across the systems")
     wins: int
     ties: int
@@ -303,6 +310,7 @@ class ComparisonEntry(_Strict):
     k: int | None
     n_cases: int
     significance: float | None
+    test: str = Field(default="", description="the test behind p and the markers, in words")
     metrics: list[ComparisonMetric]
 
 

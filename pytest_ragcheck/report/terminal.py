@@ -20,7 +20,7 @@ from pytest_ragcheck.report.columns import (
     shared_suffix,
 )
 from pytest_ragcheck.report.document import sort_for_attention
-from pytest_ragcheck.report.labels import FAILING, TEST_STATUSES, title, word
+from pytest_ragcheck.report.labels import FAILING, TEST_STATUSES, p_words, title, word
 
 __all__ = [
     "Line",
@@ -52,7 +52,7 @@ def _status_text(metric: Mapping[str, Any]) -> str:
     status = word(metric["status"])
     extra = []
     if metric.get("p_value") is not None and metric["status"] in ("regressed", "improved"):
-        extra.append(f"p={metric['p_value']:.3g}")
+        extra.append(p_words(metric["p_value"], metric.get("holm_over")))
     note = metric.get("note") or ""
     if note and not note.startswith(status):  # "improved beyond tolerance" says nothing new
         extra.append(note)

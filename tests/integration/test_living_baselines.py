@@ -191,7 +191,8 @@ def test_a_regression_in_one_tag_fails_naming_the_tag(suite, run_mode) -> None:
             "(ragcheck failed for golden.jsonl (30 cases, k=10))",
             "Regressed against the baseline:",
             # Ten of ten pricing cases dropped: p = 2**-10, Holm-corrected over two tags.
-            "  mrr@10 [[]tag pricing[]]: 1.000 → 0.500 (Δ −0.500, allowed 0.020, p=0.00195, *",
+            "  mrr@10 [[]tag pricing[]]: 1.000 → 0.500 (Δ −0.500, allowed 0.020, p=0.00195 Holm "
+            "over 2 tags, *",
         ]
     )
     regressed = text.split("Regressed against the baseline:")[1].split("\n\n")[0]
