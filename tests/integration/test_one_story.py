@@ -1,15 +1,19 @@
 """One story per run: the summary, the failure message, the reports and compare() agree.
 
 The scenario of a pull request that adds cases: a baseline recorded on 40 Cranfield queries
-(BM25), a golden set grown to 44 and a retriever that lost its first hit on every third query.
+(BM25), a golden set grown to 44 and a retriever that ranks half the queries upside down, gated
+with ``per_tag=True``, and the same two retrievers side by side with ``ragcheck.compare``.
 Every output must carry the same three numbers for a compared metric (the value on the shared
-cases, the baseline and their difference), and label the all-cases value as such.
+cases, the baseline and their difference), label the all-cases value as such, and the gate and
+compare() must answer "is it worse?" with the same test.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
+import textwrap
 from typing import Any
 
 import pytest
@@ -21,7 +25,23 @@ from pytest_ragcheck.common.display import format_value, signed
 RECORDED, GROWN = 40, 44
 TEST = ragcheck_module(
     '"golden.jsonl", k=10, metrics=["mrr@10", "ndcg@10"], per_tag=True', function="test_cf"
+) + textwrap.dedent(
+    """
+
+    @ragcheck("recorded.jsonl", k=10, metrics=["mrr@10", "ndcg@10"])
+    def test_choose(ragcheck, retriever, recorded):
+        ragcheck.compare({"recorded": recorded, "now": retriever})
+    """
 )
+#: A fixture with the retriever the baseline was recorded with.
+RECORDED_FIXTURE = """
+RECORDED = json.loads({data!r})
+
+
+@pytest.fixture
+def recorded():
+    return lambda query: list(RECORDED.get(query, []))
+"""
 
 
 def _tagged(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -42,10 +62,12 @@ def grown(suite: Suite, monkeypatch: pytest.MonkeyPatch) -> tuple[pytest.RunResu
     """Baseline on RECORDED cases, then a run of the worse retriever on GROWN cases."""
     cases, rankings = cranfield_slice(GROWN)
     cases = _tagged(cases)
-    suite.make(TEST, cases=cases[:RECORDED], rankings=rankings)
-    suite.update_baselines().assert_outcomes(passed=1)
+    suite.golden(cases[:RECORDED], name="recorded.jsonl")
+    extra = RECORDED_FIXTURE.format(data=json.dumps(rankings))
+    suite.make(TEST, cases=cases[:RECORDED], rankings=rankings, extra=extra)
+    suite.update_baselines().assert_outcomes(passed=2)
     suite.golden(cases)
-    suite.retriever(_worse(rankings, cases))
+    suite.retriever(_worse(rankings, cases), extra=extra)
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(suite.path / "step.md"))
     result = suite.run(
         "--ragcheck-report=out/r.json,out/r.md,out/r.html",
@@ -68,7 +90,7 @@ def _means(entry: dict[str, Any], metric: str) -> tuple[float, float, float]:
 
 def test_every_output_carries_the_same_three_numbers(suite: Suite, grown) -> None:
     result, text = grown
-    result.assert_outcomes(failed=1)
+    result.assert_outcomes(failed=1, passed=1)
     entry = suite.read_json("out/r.json")["tests"][0]
     assert len([c for c in entry["cases"] if c.get("baseline_values")]) == RECORDED
     metric = {m["name"]: m for m in entry["metrics"]}["mrr@10"]
@@ -145,3 +167,19 @@ def test_the_html_report_shows_the_same_numbers(suite: Suite, grown, tmp_path) -
         format_value(every),
     ]
     assert bar == now  # the chart's bar is the compared value, beside the baseline's
+
+
+def test_the_gate_and_compare_ask_the_same_question(suite: Suite, grown) -> None:
+    """On the 40 recorded cases, compare() of the recorded and the current retriever gives
+    the p-value the gate gave the same pair, one-sided, and the same decision."""
+    report = suite.read_json("out/r.json")
+    gate = {m["name"]: m for m in report["tests"][0]["metrics"]}
+    (data,) = report["comparisons"]
+    assert data["test"].startswith("one-sided paired sign-flip test")
+    for metric in data["metrics"]:
+        now = next(r for r in metric["rows"] if r["system"] == "now")
+        checked = gate[metric["name"]]
+        assert now["p_value"] == pytest.approx(checked["p_value"], rel=0.05), metric["name"]
+        assert now["delta"] == pytest.approx(checked["delta"], abs=1e-3)
+        assert (now["marker"] == "loss") == (checked["status"] == "regressed")
+        assert checked["status"] == "regressed"  # both say: worse
