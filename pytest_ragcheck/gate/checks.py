@@ -75,6 +75,10 @@ class MetricCheck:
     all_cases: int | None = None
     #: How many tests ``p_value`` was Holm-corrected over (the tags of a per-tag check).
     holm_over: int | None = None
+    #: What a change beyond tolerance was judged on: ``"test"`` (the paired test),
+    #: ``"tolerance"`` (too few changed cases for the test to reach the level) or
+    #: ``"setting"`` (``significance=None``); ``""`` within tolerance (``report.labels.BASES``).
+    basis: Literal["", "test", "tolerance", "setting"] = ""
 
     @property
     def current(self) -> float:
@@ -139,6 +143,7 @@ class MetricCheck:
             "compared_cases": self.compared_cases,
             "all_cases": self.all_cases,
             "holm_over": self.holm_over,
+            "basis": self.basis,
         }
 
 

@@ -118,8 +118,11 @@ def compare_tags(
             )
             if not sides.match.whole:
                 base = base.on_shared(after, len(ids), sizes.get(tag))
+            level = settings.significance
+            # Holm compares the smallest p with level / tags: what a tag's test detects
+            detectable = sides.detectable(name, ids, level / len(tests) if level else None)
             judged = judge_change(
-                replace(base, holm_over=len(tests)),
+                replace(base, holm_over=len(tests), detectable=detectable),
                 before=before,
                 after=after,
                 precision=sides.current.precision,
@@ -131,7 +134,7 @@ def compare_tags(
                     p_value=adjusted[tag],
                     min_p_value=min(1.0, tests[tag].min_p_value * len(tests)),
                 ),
-                level=settings.significance,
+                level=level,
                 update=update,
             )
             if len(tests) > 1 and judged.check.note.startswith("judged by tolerance alone"):

@@ -15,7 +15,7 @@ from pytest_ragcheck.baseline.document import BaselineDoc, round_value
 from pytest_ragcheck.common.display import counted
 from pytest_ragcheck.gate.case_match import CaseMatch
 from pytest_ragcheck.gate.checks import MetricCheck
-from pytest_ragcheck.report.labels import p_words
+from pytest_ragcheck.report.labels import detectable_words, p_words
 
 if TYPE_CHECKING:
     from pytest_ragcheck.gate.stats import PairedTest
@@ -165,15 +165,20 @@ def judge_change(
     judged = Judged(check, worse_by, significant, beyond)
     if not beyond:
         return judged
+    check = replace(
+        check, basis="tolerance" if tolerance_only else "setting" if level is None else "test"
+    )
     note = ""
     if tolerance_only:
         note = (
             f"judged by tolerance alone: only {test.n_changed} case(s) changed, too few for "
-            f"the paired test to reach p ≤ {level:g}"
+            f"the paired test to reach p ≤ {level:g}{_detectable(check)}"
         )
     if worse_by > 0:
         if not significant:
-            noise = _noise_note(test, level, drop=True, holm_over=check.holm_over)
+            noise = _noise_note(
+                test, level, drop=True, holm_over=check.holm_over, detectable=_detectable(check)
+            )
             judged.check = replace(check, note=noise)
             judged.note = f"{judged.check.regression_line()}: dropped beyond tolerance but {noise}"
         elif check.failed:
@@ -183,16 +188,24 @@ def judge_change(
         else:
             judged.check = replace(check, status="regressed", note=note)
     elif not significant:
-        noise = _noise_note(test, level, drop=False, holm_over=check.holm_over)
+        noise = _noise_note(
+            test, level, drop=False, holm_over=check.holm_over, detectable=_detectable(check)
+        )
         judged.check = replace(check, note=noise)
     elif not check.failed:
-        judged.check = replace(check, status="improved", note="improved beyond tolerance")
+        judged.check = replace(check, status="improved", note=note or "improved beyond tolerance")
     return judged
 
 
 def _noise_note(
-    test: PairedTest, level: float | None, *, drop: bool, holm_over: int | None = None
+    test: PairedTest, level: float | None, *, drop: bool, holm_over: int | None, detectable: str
 ) -> str:
     what = "not significant" if drop else "improvement not significant"
     p = p_words(test.p_value, holm_over)
-    return f"{what}: {p} > significance {level:g} ({counted(test.n_changed, 'case')} changed)"
+    changed = counted(test.n_changed, "case")
+    return f"{what}: {p} > significance {level:g} ({changed} changed){detectable}"
+
+
+def _detectable(check: MetricCheck) -> str:
+    """``; smallest detectable change 0.152``: what the test would have decided."""
+    return f"; {detectable_words(check.detectable)}" if check.detectable is not None else ""

@@ -23,6 +23,7 @@ from pytest_ragcheck.gate.against_baseline import (
 )
 from pytest_ragcheck.gate.checks import WORST_CASES, CaseChange, MetricCheck, Status, update_command
 from pytest_ragcheck.metrics.registry import find_metric
+from pytest_ragcheck.report.labels import check_word
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -134,8 +135,9 @@ class Verdict:
             more = f" (+{len(regressed) - 1} more)" if len(regressed) > 1 else ""
             shared, _ = worst.shared_words()
             return (
-                f"{worst.name} regressed {format_value(worst.baseline)} → "
-                f"{format_value(worst.current)}{shared} (Δ {signed(worst.delta)}){more}"
+                f"{worst.name} {check_word(worst.status, worst.basis)} "
+                f"{format_value(worst.baseline)} → {format_value(worst.current)}{shared} "
+                f"(Δ {signed(worst.delta)}){more}"
             )
         if floors:
             more = f" (+{len(floors) - 1} more)" if len(floors) > 1 else ""

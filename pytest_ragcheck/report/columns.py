@@ -12,14 +12,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_ragcheck.common.display import format_value, signed
+from pytest_ragcheck.report.labels import BASES, detectable_words, p_words, word
 
 __all__ = [
+    "basis_short",
     "current",
     "format_delta",
     "format_number",
     "metric_columns",
     "shared_counts",
     "shared_suffix",
+    "status_text",
 ]
 
 Counts = tuple[int | None, int | None]
@@ -129,3 +132,36 @@ def metric_columns(test: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]
             row.append(bound_text(m))
         rows.append(row)
     return headers, rows
+
+
+#: Notes the status words already say: the basis says "tolerance", the status "improved".
+_SAID = ("judged by tolerance alone", "improved beyond tolerance")
+
+
+def status_text(m: Mapping[str, Any], *, emphasis: str = "") -> str:
+    """A check's status as every table shows it: the word, then in brackets its basis when
+    the paired test did not decide (``tolerance; too few changed cases to test``), the p-value
+    when it did, the note, and the smallest detectable change where the test could not
+    decide. ``emphasis`` wraps a failing or changed status word (``**`` in Markdown)."""
+    status = m["status"]
+    words = word(status)
+    if emphasis and status not in ("pass", "new"):
+        words = f"{emphasis}{words}{emphasis}"
+    basis = m.get("basis") or ""
+    inner: list[str] = []
+    if status in ("regressed", "improved"):
+        if basis in BASES:
+            inner.append(BASES[basis])
+        elif m.get("p_value") is not None:
+            inner.append(p_words(m["p_value"], m.get("holm_over")))
+    note = m.get("note") or ""
+    if note and not note.startswith(_SAID):
+        inner.append(note)
+    if basis == "tolerance" and m.get("detectable") is not None:
+        inner.append(detectable_words(m["detectable"]))
+    return f"{words} ({'; '.join(inner)})" if inner else words
+
+
+def basis_short(m: Mapping[str, Any]) -> str:
+    """``, tolerance alone`` after a one-line change the paired test did not decide."""
+    return ", tolerance alone" if (m.get("basis") or "") in BASES else ""

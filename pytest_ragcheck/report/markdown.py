@@ -15,11 +15,13 @@ from pytest_ragcheck.common.display import shorten
 from pytest_ragcheck.common.sorting import natural_key
 from pytest_ragcheck.gate.checks import update_command
 from pytest_ragcheck.report.columns import (
+    basis_short,
     current,
     format_delta,
     format_number,
     metric_columns,
     shared_suffix,
+    status_text,
 )
 from pytest_ragcheck.report.document import sort_for_attention
 from pytest_ragcheck.report.labels import FAILING, ICONS, TEST_STATUSES, p_words, word
@@ -79,13 +81,15 @@ def _metric_change(m: Mapping[str, Any]) -> str:
     if m["status"] == "improved":
         return (
             f"{name} {format_number(name, m.get('baseline'))} → {value} "
-            f"(improved {format_delta(name, m.get('delta'))})"
+            f"(improved {format_delta(name, m.get('delta'))}{basis_short(m)})"
         )
     if m["status"] == "regressed":
         parts = [format_delta(name, m.get("delta"))]
         if m.get("allowed") is not None:
             parts.append(f"allowed {format_number(name, m['allowed'])}")
-        if m.get("p_value") is not None:
+        if basis_short(m):
+            parts.append("tolerance alone")
+        elif m.get("p_value") is not None:
             parts.append(p_words(m["p_value"], m.get("holm_over")))
         return (
             f"**{name}** {format_number(name, m.get('baseline'))} → **{value}** "
@@ -142,13 +146,7 @@ def metric_table(test: Mapping[str, Any]) -> list[str]:
     rows = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
     for m, cells in zip(test["metrics"], table, strict=True):
         cells[0] = cell(cells[0])
-        status = word(m["status"])
-        if m["status"] not in ("pass", "new"):
-            status = f"**{status}**"
-        if m.get("p_value") is not None:
-            status += f" ({p_words(m['p_value'], m.get('holm_over'))})"
-        if m.get("note"):
-            status += f" ({cell(m['note'])})"
+        status = status_text({**m, "note": cell(m.get("note") or "")}, emphasis="**")
         cells.append(status)
         rows.append("| " + " | ".join(cells) + " |")
     return rows

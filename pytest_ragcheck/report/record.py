@@ -256,4 +256,6 @@ def junit_properties(record: Mapping[str, Any]) -> list[tuple[str, object]]:
         if check.get("allowed") is not None:
             props.append((f"{name}.allowed", round(check["allowed"], 6)))
         props.append((f"{name}.status", check.get("status", "pass")))
+        if check.get("basis") in ("tolerance", "setting"):  # not the paired test's verdict
+            props.append((f"{name}.basis", check["basis"]))
     return redact_data(props)

@@ -73,6 +73,14 @@
   function badge(status) {
     return el("span", { "class": "badge s-" + status, text: WORDS[status] || status });
   }
+  // A check's status with its basis when the paired test did not decide it, as in the
+  // terminal: "regressed (tolerance; too few changed cases to test)".
+  function untested(m) { return (m.status === "regressed" || m.status === "improved") && LABELS.bases[m.basis]; }
+  function checkBadge(m) {
+    var node = badge(m.status);
+    if (untested(m)) { node.textContent += " (" + LABELS.bases[m.basis] + ")"; node.setAttribute("data-basis", m.basis); }
+    return node;
+  }
   // A node id as text with line-break opportunities after its separators, so a narrow column
   // wraps it between words ("test_tags.py::" / "test_topic[") rather than between letters.
   function breakable(text) {
@@ -136,8 +144,9 @@
       if (!shown.length) shown = qualityMetrics(t);
       var text = shown.map(function (m) {
         var s = m.name + " " + fmt(m.name, cur(m));
-        if (m.status === "regressed" && m.delta !== null) s += " (" + fmtDelta(m.name, m.delta) + ")";
-        if (m.status === "improved" && m.delta !== null) s += " (improved " + fmtDelta(m.name, m.delta) + ")";
+        var alone = untested(m) ? ", tolerance alone" : "";
+        if (m.status === "regressed" && m.delta !== null) s += " (" + fmtDelta(m.name, m.delta) + alone + ")";
+        if (m.status === "improved" && m.delta !== null) s += " (improved " + fmtDelta(m.name, m.delta) + alone + ")";
         if (m.status === "below_floor" || m.status === "above_ceiling") s += " (" + WORDS[m.status] + " " + fmt(m.name, m.bound) + ")";
         return s;
       }).join(" · ") + sharedSuffix(t, shown);
@@ -216,6 +225,7 @@
     if (m.holm_over > 1 && m.p_value !== null && m.p_value !== undefined) parts.push("p Holm-corrected over " + m.holm_over + " tags");
     if (m.ci) parts.push("95% CI of Δ [" + fmtDelta(m.name, m.ci[0]) + ", " + fmtDelta(m.name, m.ci[1]) + "]");
     if (m.note && !IMPROVED_NOTE.test(m.note)) parts.push(m.note);
+    else if (m.basis === "tolerance" && m.detectable !== null && m.detectable !== undefined) parts.push("smallest detectable change " + m.detectable.toFixed(3));
     return parts.join("; ");
   }
 
@@ -243,10 +253,10 @@
           el("td", { "class": "num", text: m.baseline !== null ? fmt(m.name, m.allowed) : "–" }));
       }
       if (counts) cells.push(el("td", { "class": "num all-cases", text: fmt(m.name, m.value) }));
-      if (hasP) cells.push(el("td", { "class": "num", text: m.p_value === null || m.p_value === undefined ? "–" : pDigits(m.p_value, 3) }));
+      if (hasP) cells.push(el("td", { "class": "num", text: m.p_value === null || m.p_value === undefined || untested(m) ? "–" : pDigits(m.p_value, 3) }));
       if (hasBound) cells.push(el("td", { "class": "num", text: m.bound === null ? "–" : (m.bound_kind === "min" ? "≥ " : "≤ ") + fmt(m.name, m.bound) }));
       var detail = metricDetail(m);
-      var status = badge(m.status);
+      var status = checkBadge(m);
       if (detail) {
         notes.push({ name: m.name, text: detail });
         status.setAttribute("title", detail);

@@ -147,6 +147,12 @@ class MetricEntry(_Strict):
     holm_over: int | None = Field(
         default=None, description="the number of tags p_value was Holm-corrected over"
     )
+    basis: Literal["", "test", "tolerance", "setting"] = Field(
+        default="",
+        description="what a change beyond tolerance was judged on: 'test' (the paired test), "
+        "'tolerance' (too few changed cases to test), 'setting' (significance=None); '' "
+        "within tolerance",
+    )
     ci: list[float] | None = Field(description="95% confidence interval of the delta")
     status: MetricStatus
     note: str

@@ -13,14 +13,16 @@ from typing import Any
 from pytest_ragcheck.common.display import format_value
 from pytest_ragcheck.gate.checks import update_command
 from pytest_ragcheck.report.columns import (
+    basis_short,
     current,
     format_delta,
     format_number,
     metric_columns,
     shared_suffix,
+    status_text,
 )
 from pytest_ragcheck.report.document import sort_for_attention
-from pytest_ragcheck.report.labels import FAILING, TEST_STATUSES, p_words, title, word
+from pytest_ragcheck.report.labels import FAILING, TEST_STATUSES, title, word
 
 __all__ = [
     "Line",
@@ -48,17 +50,6 @@ _STATUS_WIDTH = max(len(title(s)) for s in TEST_STATUSES)
 _NOTE_WIDTH = 110
 
 
-def _status_text(metric: Mapping[str, Any]) -> str:
-    status = word(metric["status"])
-    extra = []
-    if metric.get("p_value") is not None and metric["status"] in ("regressed", "improved"):
-        extra.append(p_words(metric["p_value"], metric.get("holm_over")))
-    note = metric.get("note") or ""
-    if note and not note.startswith(status):  # "improved beyond tolerance" says nothing new
-        extra.append(note)
-    return f"{status} ({', '.join(extra)})" if extra else status
-
-
 def _table(test: Mapping[str, Any], markup: bool) -> list[Line]:
     metrics: Sequence[Mapping[str, Any]] = test["metrics"]
     if not metrics:  # failed before its evaluation: its problem says why
@@ -66,7 +57,7 @@ def _table(test: Mapping[str, Any], markup: bool) -> list[Line]:
     headers, rows = metric_columns(test)
     headers.append("status")
     for m, row in zip(metrics, rows, strict=True):
-        row.append(_status_text(m))
+        row.append(status_text(m))
     widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(headers))]
 
     def cells(values: Sequence[str]) -> list[str]:
@@ -128,12 +119,12 @@ def _compact(test: Mapping[str, Any], markup: bool) -> Line:
     for m in shown:
         text = f"{m['name']} {format_number(m['name'], current(m))}"
         if m["status"] == "improved":
-            text += f" (improved {format_delta(m['name'], m.get('delta'))})"
+            text += f" (improved {format_delta(m['name'], m.get('delta'))}{basis_short(m)})"
         elif m["status"] == "regressed" and m.get("delta") is not None:
             text += f" ({format_delta(m['name'], m['delta'])}"
             if m.get("allowed") is not None:
                 text += f", allowed {format_number(m['name'], m['allowed'])}"
-            text += ")"
+            text += f"{basis_short(m)})"
         elif m["status"] in ("below_floor", "above_ceiling"):
             text += f" ({word(m['status'])} {format_number(m['name'], m.get('bound'))})"
         parts.append(text)
@@ -186,7 +177,7 @@ def render_summary(
         for t in sort_for_attention(tests)
         if t["status"] == "improved"  # a failed test is never offered for re-recording
         for m in t["metrics"]
-        if m["status"] == "improved"
+        if m["status"] == "improved" and " [tag " not in m["name"]  # a slice never asks
     ]
     if improved:
         colour = _COLOURS["improved"] if markup else {}

@@ -247,10 +247,11 @@ def test_four_of_twelve_cases_dropping_fail_by_tolerance_alone(suite, run_mode) 
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "mrr@10 regressed 0.750 → 0.417 (Δ −0.333) (ragcheck failed for golden.jsonl*",
+            "mrr@10 regressed (tolerance; too few changed cases to test) 0.750 → 0.417 "
+            "(Δ −0.333) (ragcheck failed for golden.jsonl*",
             "  mrr@10: 0.750 → 0.417 (Δ −0.333, allowed 0.020, p=0.0625, 95% CI [[]*",
             "    judged by tolerance alone: only 4 case(s) changed, too few for the paired "
-            "test to reach p ≤ 0.05",
+            "test to reach p ≤ 0.05; smallest detectable change 0.187",
         ]
     )
     # The summary says how small a drop twelve such cases can see: (z.95 + z.8) · s / √12.
