@@ -178,8 +178,6 @@ def compare_with_baseline(
             level=level,
             update=update,
         )
-        if judged.note and judged.check.status != "regressed":
-            notes.append(judged.note)
         if update and judged.check.delta:
             moved.append(f"{name} {format_value(before)} → {format_value(after)}")
         if judged.improved:

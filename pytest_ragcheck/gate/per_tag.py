@@ -122,7 +122,9 @@ def compare_tags(
             # Holm compares the smallest p with level / tags: what a tag's test detects
             detectable = sides.detectable(name, ids, level / len(tests) if level else None)
             judged = judge_change(
-                replace(base, holm_over=len(tests), detectable=detectable),
+                replace(
+                    base, holm_over=len(tests) if len(tests) > 1 else None, detectable=detectable
+                ),
                 before=before,
                 after=after,
                 precision=sides.current.precision,
@@ -137,13 +139,6 @@ def compare_tags(
                 level=level,
                 update=update,
             )
-            if len(tests) > 1 and judged.check.note.startswith("judged by tolerance alone"):
-                judged.check = replace(
-                    judged.check,
-                    note=f"{judged.check.note} once Holm-corrected over {len(tests)} tags",
-                )
-            if judged.note and judged.check.status != "regressed":
-                notes.append(judged.note)
             if judged.regressed and (worst is None or judged.worse_by > worst[0]):
                 worst = (judged.worse_by, key)
             out[key] = judged.check

@@ -130,7 +130,6 @@ class Judged:
     significant: bool
     #: The change is larger than the tolerance (in either direction).
     beyond: bool
-    note: str = ""
 
     @property
     def regressed(self) -> bool:
@@ -170,9 +169,11 @@ def judge_change(
     )
     note = ""
     if tolerance_only:
+        holm = f" once Holm-corrected over {check.holm_over} tags" if check.holm_over else ""
         note = (
             f"judged by tolerance alone: only {test.n_changed} case(s) changed, too few for "
-            f"the paired test to reach p ≤ {level:g}{_detectable(check)}"
+            f"the paired test to reach p ≤ {level:g}{holm}"
+            f"{_detectable(check)}"
         )
     if worse_by > 0:
         if not significant:
@@ -180,7 +181,6 @@ def judge_change(
                 test, level, drop=True, holm_over=check.holm_over, detectable=_detectable(check)
             )
             judged.check = replace(check, note=noise)
-            judged.note = f"{judged.check.regression_line()}: dropped beyond tolerance but {noise}"
         elif check.failed:
             judged.check = replace(
                 check, note=f"also regressed against the baseline: {check.regression_line()}"

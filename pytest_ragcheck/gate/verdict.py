@@ -22,6 +22,7 @@ from pytest_ragcheck.gate.against_baseline import (
     not_comparable_message,
 )
 from pytest_ragcheck.gate.checks import WORST_CASES, CaseChange, MetricCheck, Status, update_command
+from pytest_ragcheck.gate.per_tag import split_tag
 from pytest_ragcheck.metrics.registry import find_metric
 from pytest_ragcheck.report.labels import check_word
 
@@ -131,7 +132,10 @@ class Verdict:
 
     def _headline(self, floors: list[MetricCheck], regressed: list[MetricCheck]) -> str:
         if regressed:
-            worst = max(regressed, key=lambda c: abs(c.delta or 0.0))
+            # The overall metric leads; a slice (``mrr@10 [tag pricing]``) only when no
+            # overall metric regressed.
+            overall = [c for c in regressed if split_tag(c.name)[1] is None]
+            worst = max(overall or regressed, key=lambda c: abs(c.delta or 0.0))
             more = f" (+{len(regressed) - 1} more)" if len(regressed) > 1 else ""
             shared, _ = worst.shared_words()
             return (

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_ragcheck.common.display import format_value, signed
+from pytest_ragcheck.gate.per_tag import split_tag
 from pytest_ragcheck.report.labels import BASES, detectable_words, p_words, word
 
 __all__ = [
@@ -19,7 +20,9 @@ __all__ = [
     "current",
     "format_delta",
     "format_number",
+    "headline_metrics",
     "metric_columns",
+    "quiet_rows",
     "shared_counts",
     "shared_suffix",
     "status_text",
@@ -165,3 +168,42 @@ def status_text(m: Mapping[str, Any], *, emphasis: str = "") -> str:
 def basis_short(m: Mapping[str, Any]) -> str:
     """``, tolerance alone`` after a one-line change the paired test did not decide."""
     return ", tolerance alone" if (m.get("basis") or "") in BASES else ""
+
+
+def _tag(m: Mapping[str, Any]) -> str | None:
+    return split_tag(m["name"])[1]
+
+
+def quiet_rows(
+    metrics: Sequence[Mapping[str, Any]], *, everything: bool = False
+) -> tuple[list[Mapping[str, Any]], str]:
+    """The rows a summary shows, and one line for the per-tag rows it leaves out.
+
+    Every overall metric is shown; a per-tag row only when it failed or changed beyond
+    tolerance (its ``basis`` is set). The rest read ``12 tags held`` (``everything``: ``-v``
+    shows every row, and the JSON report keeps them all)."""
+    if everything:
+        return list(metrics), ""
+    shown = [m for m in metrics if _tag(m) is None or m["status"] != "pass" or m.get("basis")]
+    if len(shown) == len(metrics):
+        return shown, ""
+    kept = {_tag(m) for m in shown} - {None}
+    held = [m for m in metrics if not any(m is s for s in shown)]
+    tags = {_tag(m) for m in held} - kept
+    rest = sum(1 for m in held if _tag(m) in kept)
+    parts = []
+    if tags:
+        parts.append(f"{len(tags)} tag{'' if len(tags) == 1 else 's'} held on every metric")
+    if rest:
+        parts.append(f"{rest} more tag row{'' if rest == 1 else 's'} within tolerance")
+    return shown, "per tag: " + "; ".join(parts)
+
+
+def headline_metrics(metrics: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """What a one-line summary of a test names: the failing checks and the overall metrics
+    that improved, else every overall quality metric (a latency-only test: its latency)."""
+    overall = [m for m in metrics if _tag(m) is None]
+    failing = [m for m in metrics if m["status"] not in ("pass", "new", "improved")]
+    improved = [m for m in overall if m["status"] == "improved"]
+    quality = [m for m in overall if m["kind"] != "latency"]
+    return failing + improved or quality or overall

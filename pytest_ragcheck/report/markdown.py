@@ -19,7 +19,9 @@ from pytest_ragcheck.report.columns import (
     current,
     format_delta,
     format_number,
+    headline_metrics,
     metric_columns,
+    quiet_rows,
     shared_suffix,
     status_text,
 )
@@ -103,11 +105,7 @@ def _metric_change(m: Mapping[str, Any]) -> str:
 
 def changes(test: Mapping[str, Any]) -> str:
     """What a reader needs from one test in one cell: the failing metrics, else all values."""
-    metrics: Sequence[Mapping[str, Any]] = test["metrics"]
-    failing = [m for m in metrics if m["status"] not in ("pass", "new", "improved")]
-    improved = [m for m in metrics if m["status"] == "improved"]
-    quality = [m for m in metrics if m["kind"] != "latency"]
-    shown = failing + improved or quality or list(metrics)  # a latency-only test: latency
+    shown = headline_metrics(test["metrics"])
     text = " · ".join(_metric_change(m) for m in shown) + shared_suffix(shown)
     if test.get("problems"):
         first = test["problems"][0].strip().splitlines()[0] if test["problems"][0].strip() else ""
@@ -140,15 +138,18 @@ def counts_text(tests: Sequence[Mapping[str, Any]], *, comparisons: int = 0) -> 
 
 def metric_table(test: Mapping[str, Any]) -> list[str]:
     """Every metric of a test; baseline columns unless baselines are off, thresholds if set."""
-    head, table = metric_columns(test)
+    metrics, held = quiet_rows(test["metrics"])
+    head, table = metric_columns({**test, "metrics": metrics})
     head.append("status")
     align = ["---", *["--:"] * (len(head) - 2), "---"]
     rows = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
-    for m, cells in zip(test["metrics"], table, strict=True):
+    for m, cells in zip(metrics, table, strict=True):
         cells[0] = cell(cells[0])
         status = status_text({**m, "note": cell(m.get("note") or "")}, emphasis="**")
         cells.append(status)
         rows.append("| " + " | ".join(cells) + " |")
+    if held:  # every row is in the JSON report
+        rows += ["", f"{held} (the JSON report has every row)"]
     return rows
 
 

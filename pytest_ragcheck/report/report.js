@@ -90,7 +90,12 @@
   }
   function rank(status) { var i = ORDER.indexOf(status); return i < 0 ? 99 : i; }
   function testName(t) { return t.nodeid + (t.call ? " [call " + (t.call + 1) + "]" : ""); }
-  function qualityMetrics(t) { return t.metrics.filter(function (m) { return m.kind !== "latency"; }); }
+  // A per-tag check ("mrr@10 [tag pricing]", per_tag=True): a row of its own, no per-case values.
+  function tagOf(name) { var m = / \[tag (.*)\]$/.exec(name); return m ? m[1] : null; }
+  function qualityMetrics(t) { return t.metrics.filter(function (m) { return m.kind !== "latency" && tagOf(m.name) === null; }); }
+  // A per-tag row that neither failed nor changed beyond tolerance: behind "N tags held", as
+  // in the terminal summary.
+  function held(m) { return tagOf(m.name) !== null && m.status === "pass" && !m.basis; }
   function better(m, d) { return m.higher_is_better ? d > 0 : d < 0; }
   // The value compared with the baseline: the shared cases' when the golden set changed.
   function cur(m) { return m.current === undefined || m.current === null ? m.value : m.current; }
@@ -139,7 +144,7 @@
     if (!tests.length) return el("p", { "class": "empty", text: "No ragcheck test ran." });
     var rows = attention.map(function (t) {
       var failing = t.metrics.filter(function (m) { return FAILING[m.status]; });
-      var improved = t.metrics.filter(function (m) { return m.status === "improved"; });
+      var improved = t.metrics.filter(function (m) { return m.status === "improved" && tagOf(m.name) === null; });
       var shown = failing.concat(improved);
       if (!shown.length) shown = qualityMetrics(t);
       var text = shown.map(function (m) {
@@ -245,6 +250,7 @@
     var notes = [];
     var rows = t.metrics.map(function (m) {
       var compared = m.compared !== null && m.compared !== undefined;
+      var hide = held(m);
       var cells = [el("td", { "class": "mono", text: m.name }), el("td", { "class": "num", text: counts && !compared ? "–" : fmt(m.name, cur(m)) })];
       if (hasBaseline) {
         var cls = "num";
@@ -262,9 +268,25 @@
         status.setAttribute("title", detail);
         status.appendChild(el("sup", { "class": "ref", text: String(notes.length) }));
       }
-      cells.push(el("td", { "class": "status" }, status));
-      return el("tr", { "data-metric": m.name, "data-status": m.status }, cells);
+      cells.push(el("td", { "class": untested(m) ? "status wrap" : "status" }, status));
+      return el("tr", { "data-metric": m.name, "data-status": m.status, "class": hide ? "held" : null, hidden: hide }, cells);
     });
+    var hiddenRows = rows.filter(function (r) { return r.hidden; });
+    if (hiddenRows.length) {
+      var shownTags = {}, heldTags = {}, rest = 0;
+      t.metrics.forEach(function (m) { if (tagOf(m.name) !== null && !held(m)) shownTags[tagOf(m.name)] = 1; });
+      t.metrics.forEach(function (m) { if (held(m)) { if (shownTags[tagOf(m.name)]) rest++; else heldTags[tagOf(m.name)] = 1; } });
+      var n = Object.keys(heldTags).length, words = [];
+      if (n) words.push(n + (n === 1 ? " tag" : " tags") + " held on every metric");
+      if (rest) words.push(rest + " more tag " + (rest === 1 ? "row" : "rows") + " within tolerance");
+      var toggle = el("button", { "class": "link held-toggle", type: "button", text: "per tag: " + words.join("; ") + " (show)" });
+      toggle.addEventListener("click", function () {
+        var open = hiddenRows[0].hidden;
+        hiddenRows.forEach(function (r) { r.hidden = !open; });
+        toggle.textContent = toggle.textContent.replace(open ? "(show)" : "(hide)", open ? "(hide)" : "(show)");
+      });
+      rows.push(el("tr", { "class": "held-line" }, el("td", { colspan: head.length }, toggle)));
+    }
     var table = el("table", { "class": "metrics" }, el("thead", null, el("tr", null, head)), el("tbody", null, rows));
     if (!notes.length) return [table];
     return [table, el("ol", { "class": "metric-notes" }, notes.map(function (n) {
@@ -518,7 +540,7 @@
   }
 
   function renderCase(t, c) {
-    var names = t.metrics.filter(function (m) { return m.kind !== "latency"; }).map(function (m) { return m.name; });
+    var names = qualityMetrics(t).map(function (m) { return m.name; });  // no per-tag rows: a case has no values of those
     var facts = [el("span", { "class": "badge " + (c.status === "error" ? "s-error" : c.status === "ok" ? "s-pass" : "s-new"), text: c.status === "ok" ? "evaluated" : c.status }),
       " " + c.hits.length + " hits · " + c.n_relevant + " relevant" + (c.mode === "texts" ? " spans" : "") +
       (c.latency_ms !== null ? " · " + c.latency_ms.toFixed(1) + " ms" : "") +

@@ -17,7 +17,9 @@ from pytest_ragcheck.report.columns import (
     current,
     format_delta,
     format_number,
+    headline_metrics,
     metric_columns,
+    quiet_rows,
     shared_suffix,
     status_text,
 )
@@ -50,11 +52,11 @@ _STATUS_WIDTH = max(len(title(s)) for s in TEST_STATUSES)
 _NOTE_WIDTH = 110
 
 
-def _table(test: Mapping[str, Any], markup: bool) -> list[Line]:
-    metrics: Sequence[Mapping[str, Any]] = test["metrics"]
-    if not metrics:  # failed before its evaluation: its problem says why
+def _table(test: Mapping[str, Any], markup: bool, verbosity: int = 0) -> list[Line]:
+    if not test["metrics"]:  # failed before its evaluation: its problem says why
         return []
-    headers, rows = metric_columns(test)
+    metrics, held = quiet_rows(test["metrics"], everything=verbosity > 0)
+    headers, rows = metric_columns({**test, "metrics": metrics})
     headers.append("status")
     for m, row in zip(metrics, rows, strict=True):
         row.append(status_text(m))
@@ -73,6 +75,8 @@ def _table(test: Mapping[str, Any], markup: bool) -> list[Line]:
         line: Line = [("  " + "  ".join(parts[:-1]) + "  ", {})]
         line.append((parts[-1], dict(colour)))
         lines.append(line)
+    if held:
+        lines.append([(f"  {held} (-v lists every row)", {})])
     return lines
 
 
@@ -112,10 +116,7 @@ def _compact(test: Mapping[str, Any], markup: bool) -> Line:
     colour = {**_COLOURS.get(status, {}), "bold": True} if markup else {}
     name = test["nodeid"] + (f" [call {test['call'] + 1}]" if test.get("call") else "")
     parts: list[str] = []
-    failing = [m for m in test["metrics"] if m["status"] not in ("pass", "new", "improved")]
-    improved = [m for m in test["metrics"] if m["status"] == "improved"]
-    quality = [m for m in test["metrics"] if m["kind"] != "latency"]
-    shown = failing + improved or quality or test["metrics"]  # a latency-only test: latency
+    shown = headline_metrics(test["metrics"])
     for m in shown:
         text = f"{m['name']} {format_number(m['name'], current(m))}"
         if m["status"] == "improved":
@@ -161,7 +162,7 @@ def render_summary(
             lines.append(_compact(test, markup))
             continue
         lines.append(_title(test, markup))
-        lines.extend(_table(test, markup))
+        lines.extend(_table(test, markup, verbosity))
         for problem in test.get("problems") or []:
             lines.append([("  ! " + _first_line(problem), _BAD if markup else {})])
         for note in test.get("notes") or []:

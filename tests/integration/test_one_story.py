@@ -108,7 +108,9 @@ def test_every_output_carries_the_same_three_numbers(suite: Suite, grown) -> Non
         format_value(every),
     )
 
-    # The failure message: the all-cases value labelled.
+    # The failure message: the headline leads with the overall metric (not a tag that moved
+    # more), and the all-cases value is labelled.
+    assert f"mrr@10 regressed {base} → {cur} on {RECORDED} shared (Δ {delta}) (+" in text
     assert re.search(
         rf"  mrr@10: {base} → {cur} on {RECORDED} shared \(Δ {delta}, allowed 0\.020, "
         rf"p=[^)]*\) · {all_} on all {GROWN}\n",
