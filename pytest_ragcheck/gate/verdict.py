@@ -118,7 +118,9 @@ class Verdict:
         if self.golden_change:
             lines.append("")
             lines.append(self.golden_change[:1].upper() + self.golden_change[1:] + ".")
-        for problem in self.problems:
+        for n, problem in enumerate(self.problems):
+            if n == 0 and not (floors or regressed) and self._whole_headline():
+                continue  # the headline is this problem, said once
             lines.append("")
             lines.append(problem)
         if regressed:
@@ -147,10 +149,23 @@ class Verdict:
             more = f" (+{len(floors) - 1} more)" if len(floors) > 1 else ""
             return floors[0].floor_line() + more
         if self.problems:
-            # The first clause only: the problem itself follows in full below.
             first = self.problems[0].splitlines()[0]
+            if self._whole_headline():  # said once, on the first line
+                return first.rstrip(":")
+            # The first clause only: the problem itself follows in full below.
             return shorten(first.split(" (", 1)[0].rstrip(":"), 120)
         return "ragcheck failed"
+
+    def _whole_headline(self) -> bool:
+        """The first problem is one line short enough to be the headline as it is (and is
+        then not repeated below it: "No baseline stored for this test yet (…)"); a longer
+        one keeps its first clause as the headline and follows in full."""
+        lines = self.problems[0].splitlines()
+        return len(lines) == 1 and len(lines[0]) <= _HEADLINE
+
+
+#: The longest first line of a problem that heads the message as it is.
+_HEADLINE = 240
 
 
 def _case_change_lines(changes: list[CaseChange]) -> list[str]:
