@@ -59,8 +59,8 @@ def compare(
 
     ``retrievers`` is ``{"bm25": bm25, "hybrid": hybrid}``; each is evaluated exactly as
     :func:`evaluate` would (``cmp.results["hybrid"]``), then tested case by case against the
-    first with a two-sided paired sign-flip test, Holm-corrected across the systems at
-    ``significance`` (``None``: means only). ``print(cmp)`` shows the table;
+    first with the baseline gate's test (one-sided paired sign-flip, in the direction of the
+    change), Holm-corrected across the systems at ``significance`` (``None``: means only). ``print(cmp)`` shows the table;
     ``cmp.better("hybrid", "bm25", "ndcg@10")`` asserts; ``cmp.to_pandas()`` for notebooks.
     """
     from pytest_ragcheck.evaluation.pipeline import evaluate_golden

@@ -1,9 +1,10 @@
 """Two or more retrievers side by side on one golden set, with paired significance.
 
-The first system is the reference: every other system is compared with it case by case (the
-same two-sided paired sign-flip test the baseline gate uses, :mod:`pytest_ragcheck.gate.stats`),
-the p-values of one metric Holm-corrected across the systems, and the per-case wins, ties and
-losses counted. Each system's numbers are those of evaluating it alone: the results are
+The first system is the reference: every other system is compared with it case by case, with
+the test the baseline gate uses for the same question (:func:`pytest_ragcheck.gate.stats.directions`:
+a one-sided paired sign-flip test in the direction of the change, "is it worse?" for a drop,
+"is it better?" for a gain), the p-values of one metric Holm-corrected across the systems, and
+the per-case wins, ties and losses counted. Each system's numbers are those of evaluating it alone: the results are
 ordinary :class:`~pytest_ragcheck.Result` objects. (``gate/against_baseline.py`` is the baseline gate.)
 """
 
@@ -47,7 +48,8 @@ class SystemRow:
     value: float | None
     #: Mean of the per-case differences ``system - reference`` over the cases both scored.
     delta: float | None = None
-    #: Two-sided paired sign-flip p-value, and the same Holm-corrected across the systems.
+    #: One-sided paired sign-flip p-value (in the direction of ``delta``), and the same
+    #: Holm-corrected across the systems.
     p_value: float | None = None
     p_holm: float | None = None
     wins: int = 0
@@ -192,7 +194,7 @@ def _paired_rows(
     cases are tested together, on the same draws."""
     import numpy as np
 
-    from pytest_ragcheck.gate.stats import PairedTest, paired_tests
+    from pytest_ragcheck.gate.stats import PairedTest, directions, paired_tests
 
     pairs = {m: _paired(reference, result, m) for m in metrics}
     groups: dict[tuple[str, ...], list[str]] = {}
@@ -203,7 +205,8 @@ def _paired_rows(
         if ids:
             before = np.asarray([pairs[m][1] for m in group], dtype=np.float64).T
             after = np.asarray([pairs[m][2] for m in group], dtype=np.float64).T
-            found = paired_tests(before, after, alternatives="two-sided")
+            alternatives = directions(after.sum(axis=0) - before.sum(axis=0))
+            found = paired_tests(before, after, alternatives=alternatives)
             tests.update(zip(group, found, strict=True))
     rows: list[SystemRow] = []
     for metric in metrics:
@@ -244,6 +247,17 @@ class Comparison:
     def reference(self) -> str:
         return self.systems[0]
 
+    @property
+    def test(self) -> str:
+        """The test behind every p-value and ▲/▼ of the table (and ``better()``), in words."""
+        from pytest_ragcheck.gate.stats import TEST_NAME
+
+        others = len(self.systems) - 1
+        return (
+            f"{TEST_NAME} in the direction of the change (as the baseline gate), "
+            f"Holm-corrected over {others} system{'' if others == 1 else 's'}"
+        )
+
     def _metric(self, metric: str) -> str:
         k = next(iter(self.results.values())).k
         try:
@@ -279,9 +293,12 @@ class Comparison:
     def better(self, a: str, b: str, metric: str) -> bool:
         """True when system ``a`` is significantly better than ``b`` on ``metric``.
 
-        Against the reference system this is the Holm-corrected result of the table; between
-        two other systems, a two-sided paired test of the two (not corrected). With
-        ``significance=None``, plainly the higher mean (lower for latency-like metrics).
+        The test is the baseline gate's (``Comparison.test`` says it in words): a one-sided
+        paired sign-flip test of the per-case differences, asking "is ``a`` better?" when its
+        mean is higher (lower for latency-like metrics). Against the reference system the
+        p-value is Holm-corrected across the systems (the table's ▲/▼); between two other
+        systems it is the same one-sided test of the two, not corrected. With
+        ``significance=None``, plainly the higher mean.
         """
         a, b, name = self._system(a), self._system(b), self._metric(metric)
         if a == b:
@@ -312,6 +329,7 @@ class Comparison:
             "k": first.k,
             "n_cases": len(first.cases),
             "significance": self.significance,
+            "test": self.test,
             "metrics": [
                 {
                     "name": m,

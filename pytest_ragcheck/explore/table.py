@@ -76,9 +76,11 @@ def comparison_lines(data: Mapping[str, Any]) -> list[str]:
     lines = [heading]
     for row in cells:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    how = data.get("test") or (
+        f"one-sided paired sign-flip test, Holm-corrected over {others} system(s)"
+    )
     test = (
-        f"▲/▼ significantly better/worse than {reference} (p ≤ {level:g}, two-sided paired "
-        f"sign-flip test, Holm-corrected over {others} system(s))"
+        f"▲/▼ significantly better/worse than {reference} (p ≤ {level:g}, {how})"
         if level is not None
         else "significance=None: nothing marked, better() compares means only"
     )

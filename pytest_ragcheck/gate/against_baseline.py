@@ -165,11 +165,10 @@ def compare_with_baseline(
             value=result.metrics.get(name, after),
             higher_is_better=specs[name].higher_is_better if name in specs else True,
         )
-        check = replace(
-            check,
-            compared=None if match.whole else after,
-            detectable=sides.detectable(name, scored[name], level),
-        )
+        check = replace(check, detectable=sides.detectable(name, scored[name], level))
+        if not match.whole:
+            every = sum(1 for case in result.evaluated if name in case.values)
+            check = check.on_shared(after, len(scored[name]), every)
         judged = judge_change(
             check,
             before=before,
@@ -180,8 +179,6 @@ def compare_with_baseline(
             level=level,
             update=update,
         )
-        if judged.note and judged.check.status != "regressed":
-            notes.append(judged.note)
         if update and judged.check.delta:
             moved.append(f"{name} {format_value(before)} → {format_value(after)}")
         if judged.improved:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from pytest_ragcheck.common.display import format_value, signed
+from pytest_ragcheck.report.labels import p_words
 
 __all__ = [
     "FAILED",
@@ -68,6 +69,16 @@ class MetricCheck:
     compared: float | None = None
     #: The smallest drop a paired test on the shared cases detects reliably (see ``stats``).
     detectable: float | None = None
+    #: With ``compared``: how many shared cases it is over, and how many cases ``value`` is
+    #: over, so every output labels the two ("0.356 on 60 shared · 0.343 on all 66").
+    compared_cases: int | None = None
+    all_cases: int | None = None
+    #: How many tests ``p_value`` was Holm-corrected over (the tags of a per-tag check).
+    holm_over: int | None = None
+    #: What a change beyond tolerance was judged on: ``"test"`` (the paired test),
+    #: ``"tolerance"`` (too few changed cases for the test to reach the level) or
+    #: ``"setting"`` (``significance=None``); ``""`` within tolerance (``report.labels.BASES``).
+    basis: Literal["", "test", "tolerance", "setting"] = ""
 
     @property
     def current(self) -> float:
@@ -77,6 +88,20 @@ class MetricCheck:
     @property
     def failed(self) -> bool:
         return self.status in FAILED
+
+    def on_shared(self, compared: float, shared: int, every: int | None) -> MetricCheck:
+        """This check compared on ``shared`` cases (the golden set changed): ``compared`` is
+        its value there, ``every`` the number of cases ``value`` is over."""
+        return replace(self, compared=compared, compared_cases=shared, all_cases=every)
+
+    def shared_words(self) -> tuple[str, str]:
+        """What labels ``current`` and what follows the comparison when the golden set
+        changed: ``(" on 60 shared", " · 0.343 on all 66")``; ``("", "")`` otherwise."""
+        if self.compared is None:
+            return "", ""
+        shared = f" on {self.compared_cases} shared" if self.compared_cases is not None else ""
+        every = f" all {self.all_cases}" if self.all_cases is not None else " all cases"
+        return shared, f" · {format_value(self.value)} on{every}"
 
     def floor_line(self) -> str:
         op = "<" if self.bound_kind == "min" else ">"
@@ -89,13 +114,14 @@ class MetricCheck:
         if self.allowed is not None:
             parts.append(f"allowed {self.allowed:.3f}")
         if self.p_value is not None:
-            parts.append(f"p={self.p_value:.3g}")
+            parts.append(p_words(self.p_value, self.holm_over))
         if self.ci is not None:
             low, high = (signed(v) for v in self.ci)
             parts.append(f"95% CI [{low}, {high}]")
+        shared, every = self.shared_words()
         return (
-            f"{self.name}: {format_value(self.baseline)} → {format_value(self.current)} "
-            f"({', '.join(parts)})"
+            f"{self.name}: {format_value(self.baseline)} → {format_value(self.current)}{shared} "
+            f"({', '.join(parts)}){every}"
         )
 
     def to_dict(self) -> dict[str, object]:
@@ -114,6 +140,10 @@ class MetricCheck:
             "note": self.note,
             "compared": self.compared,
             "detectable": self.detectable,
+            "compared_cases": self.compared_cases,
+            "all_cases": self.all_cases,
+            "holm_over": self.holm_over,
+            "basis": self.basis,
         }
 
 

@@ -104,6 +104,7 @@ def compare_tags(
     out: dict[str, MetricCheck] = {}
     notes: list[str] = []
     worst: tuple[float, str] | None = None
+    sizes = {t: len(i) for t, i in _ids_by_tag(result, [c.id for c in result.evaluated]).items()}
     for name in names:
         tests = {tag: sides.paired([name], ids)[name] for tag, ids in eligible.items()}
         adjusted = dict(zip(tests, holm([t.p_value for t in tests.values()]), strict=True))
@@ -115,8 +116,15 @@ def compare_tags(
                 value=after,
                 higher_is_better=checks[name].higher_is_better if name in checks else True,
             )
+            if not sides.match.whole:
+                base = base.on_shared(after, len(ids), sizes.get(tag))
+            level = settings.significance
+            # Holm compares the smallest p with level / tags: what a tag's test detects
+            detectable = sides.detectable(name, ids, level / len(tests) if level else None)
             judged = judge_change(
-                replace(base, compared=None if sides.match.whole else after),
+                replace(
+                    base, holm_over=len(tests) if len(tests) > 1 else None, detectable=detectable
+                ),
                 before=before,
                 after=after,
                 precision=sides.current.precision,
@@ -128,16 +136,9 @@ def compare_tags(
                     p_value=adjusted[tag],
                     min_p_value=min(1.0, tests[tag].min_p_value * len(tests)),
                 ),
-                level=settings.significance,
+                level=level,
                 update=update,
             )
-            if len(tests) > 1 and judged.check.note.startswith("judged by tolerance alone"):
-                judged.check = replace(
-                    judged.check,
-                    note=f"{judged.check.note} once Holm-corrected over {len(tests)} tags",
-                )
-            if judged.note and judged.check.status != "regressed":
-                notes.append(judged.note)
             if judged.regressed and (worst is None or judged.worse_by > worst[0]):
                 worst = (judged.worse_by, key)
             out[key] = judged.check

@@ -15,6 +15,7 @@ from pytest_ragcheck.baseline.document import BaselineDoc, round_value
 from pytest_ragcheck.common.display import counted
 from pytest_ragcheck.gate.case_match import CaseMatch
 from pytest_ragcheck.gate.checks import MetricCheck
+from pytest_ragcheck.report.labels import detectable_words, p_words
 
 if TYPE_CHECKING:
     from pytest_ragcheck.gate.stats import PairedTest
@@ -85,17 +86,14 @@ class Sides:
         """One paired test per metric over ``ids``, in the direction of the observed change."""
         import numpy as np
 
-        from pytest_ragcheck.gate.stats import Alternative, paired_tests
+        from pytest_ragcheck.gate.stats import directions, paired_tests
 
         before = np.empty((len(ids), len(names)))
         after = np.empty((len(ids), len(names)))
         for column, name in enumerate(names):
             before[:, column] = self.values(self.stored, name, ids)
             after[:, column] = self.values(self.current, name, ids)
-        sums = after.sum(axis=0) - before.sum(axis=0)
-        alternatives: list[Alternative] = [
-            "less" if d < -_EPS else "greater" if d > _EPS else "two-sided" for d in sums
-        ]
+        alternatives = directions(after.sum(axis=0) - before.sum(axis=0))
         return dict(zip(names, paired_tests(before, after, alternatives=alternatives), strict=True))
 
     def detectable(self, name: str, ids: Sequence[str], level: float | None) -> float | None:
@@ -132,7 +130,6 @@ class Judged:
     significant: bool
     #: The change is larger than the tolerance (in either direction).
     beyond: bool
-    note: str = ""
 
     @property
     def regressed(self) -> bool:
@@ -167,17 +164,23 @@ def judge_change(
     judged = Judged(check, worse_by, significant, beyond)
     if not beyond:
         return judged
+    check = replace(
+        check, basis="tolerance" if tolerance_only else "setting" if level is None else "test"
+    )
     note = ""
     if tolerance_only:
+        holm = f" once Holm-corrected over {check.holm_over} tags" if check.holm_over else ""
         note = (
             f"judged by tolerance alone: only {test.n_changed} case(s) changed, too few for "
-            f"the paired test to reach p ≤ {level:g}"
+            f"the paired test to reach p ≤ {level:g}{holm}"
+            f"{_detectable(check)}"
         )
     if worse_by > 0:
         if not significant:
-            noise = _noise_note(test, level, drop=True)
+            noise = _noise_note(
+                test, level, drop=True, holm_over=check.holm_over, detectable=_detectable(check)
+            )
             judged.check = replace(check, note=noise)
-            judged.note = f"{judged.check.regression_line()}: dropped beyond tolerance but {noise}"
         elif check.failed:
             judged.check = replace(
                 check, note=f"also regressed against the baseline: {check.regression_line()}"
@@ -185,12 +188,24 @@ def judge_change(
         else:
             judged.check = replace(check, status="regressed", note=note)
     elif not significant:
-        judged.check = replace(check, note=_noise_note(test, level, drop=False))
+        noise = _noise_note(
+            test, level, drop=False, holm_over=check.holm_over, detectable=_detectable(check)
+        )
+        judged.check = replace(check, note=noise)
     elif not check.failed:
-        judged.check = replace(check, status="improved", note="improved beyond tolerance")
+        judged.check = replace(check, status="improved", note=note or "improved beyond tolerance")
     return judged
 
 
-def _noise_note(test: PairedTest, level: float | None, *, drop: bool) -> str:
+def _noise_note(
+    test: PairedTest, level: float | None, *, drop: bool, holm_over: int | None, detectable: str
+) -> str:
     what = "not significant" if drop else "improvement not significant"
-    return f"{what}: p={test.p_value:.3g} > significance {level:g} ({counted(test.n_changed, 'case')} changed)"
+    p = p_words(test.p_value, holm_over)
+    changed = counted(test.n_changed, "case")
+    return f"{what}: {p} > significance {level:g} ({changed} changed){detectable}"
+
+
+def _detectable(check: MetricCheck) -> str:
+    """``; smallest detectable change 0.152``: what the test would have decided."""
+    return f"; {detectable_words(check.detectable)}" if check.detectable is not None else ""

@@ -33,9 +33,11 @@ __all__ = [
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
     "EXACT_MAX_CASES",
+    "TEST_NAME",
     "Alternative",
     "PairedTest",
     "detectable_drop",
+    "directions",
     "holm",
     "paired_test",
     "paired_tests",
@@ -78,6 +80,23 @@ class PairedTest:
     #: The smallest p-value this test could give with these cases (``2**-n_changed`` when
     #: exact): a significance level below it can never be reached.
     min_p_value: float
+
+
+#: The question the baseline gate and ``compare()`` both ask of two sides: is one worse (or
+#: better) than the other, each direction its own one-sided question at the level.
+TEST_NAME = "one-sided paired sign-flip test"
+#: Sums of differences closer to 0 than this are no change (float noise of equal scores).
+_NO_CHANGE = 1e-9
+
+
+def directions(sums: Sequence[float] | npt.ArrayLike) -> list[Alternative]:
+    """Each metric's one-sided alternative: the direction of its observed change (the sum of
+    ``after - before``), so a drop asks "is it worse?" and a gain "is it better?";
+    ``"two-sided"`` (p = 1) for no change. The baseline gate and ``compare()`` both use it."""
+    return [
+        "less" if d < -_NO_CHANGE else "greater" if d > _NO_CHANGE else "two-sided"
+        for d in np.asarray(sums, dtype=np.float64).ravel().tolist()
+    ]
 
 
 def _resamples_for(n: int, resamples: int) -> int:

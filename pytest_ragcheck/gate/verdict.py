@@ -8,13 +8,12 @@ check records live in ``checks`` and the baseline comparison in ``against_baseli
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pytest_ragcheck.answers.explain import answer_lines
 from pytest_ragcheck.baseline.options import BASELINE_DIRNAME
-from pytest_ragcheck.common.display import counted, format_value, shorten, shown_id, signed
+from pytest_ragcheck.common.display import format_value, shorten, shown_id, signed
 from pytest_ragcheck.gate.against_baseline import (
     BaselineComparison,
     baseline_differences,
@@ -24,12 +23,13 @@ from pytest_ragcheck.gate.against_baseline import (
 )
 from pytest_ragcheck.gate.checks import WORST_CASES, CaseChange, MetricCheck, Status, update_command
 from pytest_ragcheck.gate.facet_explain import facet_lines
+from pytest_ragcheck.gate.per_tag import split_tag
+from pytest_ragcheck.gate.retriever_errors import retriever_errors
 from pytest_ragcheck.metrics.registry import find_metric
+from pytest_ragcheck.report.labels import check_word
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from pytest_ragcheck.evaluation.result import CaseResult, Result
+    from pytest_ragcheck.evaluation.result import Result
     from pytest_ragcheck.evaluation.settings import Settings
 
 __all__ = [
@@ -118,7 +118,9 @@ class Verdict:
         if self.golden_change:
             lines.append("")
             lines.append(self.golden_change[:1].upper() + self.golden_change[1:] + ".")
-        for problem in self.problems:
+        for n, problem in enumerate(self.problems):
+            if n == 0 and not (floors or regressed) and self._whole_headline():
+                continue  # the headline is this problem, said once
             lines.append("")
             lines.append(problem)
         if regressed:
@@ -132,20 +134,38 @@ class Verdict:
 
     def _headline(self, floors: list[MetricCheck], regressed: list[MetricCheck]) -> str:
         if regressed:
-            worst = max(regressed, key=lambda c: abs(c.delta or 0.0))
+            # The overall metric leads; a slice (``mrr@10 [tag pricing]``) only when no
+            # overall metric regressed.
+            overall = [c for c in regressed if split_tag(c.name)[1] is None]
+            worst = max(overall or regressed, key=lambda c: abs(c.delta or 0.0))
             more = f" (+{len(regressed) - 1} more)" if len(regressed) > 1 else ""
+            shared, _ = worst.shared_words()
             return (
-                f"{worst.name} regressed {format_value(worst.baseline)} → "
-                f"{format_value(worst.current)} (Δ {signed(worst.delta)}){more}"
+                f"{worst.name} {check_word(worst.status, worst.basis)} "
+                f"{format_value(worst.baseline)} → {format_value(worst.current)}{shared} "
+                f"(Δ {signed(worst.delta)}){more}"
             )
         if floors:
             more = f" (+{len(floors) - 1} more)" if len(floors) > 1 else ""
             return floors[0].floor_line() + more
         if self.problems:
-            # The first clause only: the problem itself follows in full below.
             first = self.problems[0].splitlines()[0]
+            if self._whole_headline():  # said once, on the first line
+                return first.rstrip(":")
+            # The first clause only: the problem itself follows in full below.
             return shorten(first.split(" (", 1)[0].rstrip(":"), 120)
         return "ragcheck failed"
+
+    def _whole_headline(self) -> bool:
+        """The first problem is one line short enough to be the headline as it is (and is
+        then not repeated below it: "No baseline stored for this test yet (…)"); a longer
+        one keeps its first clause as the headline and follows in full."""
+        lines = self.problems[0].splitlines()
+        return len(lines) == 1 and len(lines[0]) <= _HEADLINE
+
+
+#: The longest first line of a problem that heads the message as it is.
+_HEADLINE = 240
 
 
 def _case_change_lines(changes: list[CaseChange]) -> list[str]:
@@ -197,58 +217,6 @@ def _worst_lines(result: Result, check: MetricCheck) -> list[str]:
         lines.extend(f"        {line}" for line in answer_lines(c, name, claims=False))
         lines.extend(f"        {line}" for line in facet_lines(result, c, name))
     return lines
-
-
-#: Distinct retriever errors listed, and cases named per error.
-_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
-_ERROR_KINDS = 5
-#: Errors of objects bound to the thread that made them (sqlite3: "SQLite objects created in
-#: a thread can only be used in that same thread"): the default timeout runs calls on threads.
-_THREAD_BOUND = re.compile(r"same thread|another thread|different thread|not thread.?safe", re.I)
-_CASES_PER_ERROR = 5
-
-
-def _retriever_errors(errors: Sequence[CaseResult], evaluated: int, *, zero: bool = False) -> str:
-    """Each distinct error once, with how many cases hit it and the first of them; ``zero``:
-    every case failed under ``on_error="zero"``, which fails all the same."""
-    if zero:
-        which = "the only case" if evaluated == 1 else f"all {evaluated} cases"
-        head = (
-            f"The retriever failed on {which}: on_error='zero' scores a failed case 0, but a "
-            "run in which no retriever call succeeded measures nothing, so it fails and is "
-            "neither compared with nor recorded as the baseline. Fix the retriever and re-run:"
-        )
-    elif len(errors) == evaluated == 1:
-        head = "The retriever failed on the only case; nothing could be evaluated:"
-    elif len(errors) == evaluated:
-        head = f"The retriever failed on all {evaluated} cases; no case could be evaluated:"
-    else:
-        head = (
-            f"The retriever failed on {len(errors)} of {evaluated} case(s) (the other cases "
-            "were evaluated; on_error='zero' scores failed cases 0 instead):"
-        )
-    groups: dict[str, list[CaseResult]] = {}
-    for case in errors:  # object addresses in reprs differ case by case; nothing else does
-        groups.setdefault(_ADDRESS.sub("0x…", case.error or "error"), []).append(case)
-    lines = [head]
-    for cases in list(groups.values())[:_ERROR_KINDS]:
-        error = cases[0].error
-        if len(cases) == 1:
-            lines.append(f"  {shown_id(cases[0].id)}  {shorten(cases[0].query)!r}: {error}")
-            continue
-        shown = ", ".join(shown_id(c.id) for c in cases[:_CASES_PER_ERROR])
-        more = f" and {len(cases) - _CASES_PER_ERROR} more" if len(cases) > _CASES_PER_ERROR else ""
-        lines.append(f"  {counted(len(cases), 'case')}: {error}")
-        lines.append(f"    {shown}{more}")
-    if len(groups) > _ERROR_KINDS:
-        lines.append(f"  … and {len(groups) - _ERROR_KINDS} more distinct errors")
-    if any(_THREAD_BOUND.search(error) for error in groups):
-        lines.append(
-            "  hint: the retriever seems bound to the thread that created it (e.g. a sqlite3 "
-            "connection); with a timeout its calls run on worker threads: pass "
-            "concurrency=1, timeout=None to call it in the test's own thread"
-        )
-    return "\n".join(lines)
 
 
 def failure_message(verdict: Verdict, result: Result) -> str:
@@ -315,11 +283,11 @@ def check_floors(
 
     errors = result.errors
     if errors and settings.on_error == "fail":
-        verdict.problems.append(_retriever_errors(errors, len(result.evaluated)))
+        verdict.problems.append(retriever_errors(errors, len(result.evaluated)))
     elif errors and len(errors) == len(result.evaluated):
         # Every metric is 0 because nothing was retrieved: recorded, such a run would make a
         # broken retriever the baseline, and every later run with it still broken would pass.
-        verdict.problems.append(_retriever_errors(errors, len(result.evaluated), zero=True))
+        verdict.problems.append(retriever_errors(errors, len(result.evaluated), zero=True))
     elif errors:
         verdict.notes.append(
             f"{len(errors)} case(s) failed in the retriever and were scored 0 (on_error='zero')"

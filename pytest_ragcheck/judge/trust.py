@@ -138,10 +138,10 @@ def _judged(
     are already unique), since graded sets get ``judged@k`` by default on every case.
     """
     specs = [s for s in settings.metrics if s.base == "judged"]
+    added = not specs
     # label_kind's "graded" (a case with ``relevance``), read without a call per case
     if not specs and any(c.relevance for c in cases):
         specs = [MetricSpec("judged", settings.k)]
-        trust.specs.extend(specs)
     if not specs:
         return
     for case in cases:
@@ -162,6 +162,35 @@ def _judged(
                 values[spec.name] = 1.0
             else:
                 values[spec.name] = sum(1 for doc in top if doc in grades) / len(top)
+    if added and not _says_something(specs[0], cases, results, settings):
+        for result in results.values():  # it would equal precision@k (or 1): nothing to say
+            result.values.pop(specs[0].name, None)
+        return
+    if added:
+        trust.specs.extend(specs)
+
+
+def _says_something(
+    spec: MetricSpec,
+    cases: Sequence[GoldenCase],
+    results: Mapping[str, CaseResult],
+    settings: Settings,
+) -> bool:
+    """Whether a ``judged@k`` nobody asked for tells more than the other numbers: some
+    document in a top k is labelled not relevant (then it differs from ``precision@k``), or
+    the test shows no ``precision@k`` and some top k has unlabelled documents."""
+    precision = any(s.base == "precision" and s.k == spec.k for s in settings.metrics)
+    for case in cases:
+        result = results[case.id]
+        if result.status != "ok" or label_kind(case) != "graded":
+            continue
+        top = hit_ids(result) if spec.k is None else hit_ids(result)[: spec.k]
+        grades = case._grades
+        if any(doc in grades and grades[doc] < 1 for doc in top):
+            return True
+        if not precision and any(doc not in grades for doc in top):
+            return True
+    return False
 
 
 def _agreement(

@@ -83,6 +83,7 @@ class RagcheckFixture:
         try:
             systems = check_systems(retrievers)
             settings = self._with_table(self.settings(**overrides))
+            self._skip_without_judge(settings)
             golden = self._golden(settings, call="ragcheck.compare(systems, cases=...)")
             item = self._request.node
             progress = make_progress(self._request.config, item.nodeid)
@@ -100,6 +101,34 @@ class RagcheckFixture:
             item.stash.setdefault(ITEM_COMPARISONS, []).append(data)
             return comparison
         pytest.fail(printable(redact(message)), pytrace=False)
+
+    def _skip_without_judge(self, settings: Settings) -> None:
+        """``--ragcheck-no-judge=skip``: a test asking for judge metrics is skipped, before
+        its retriever runs, when no judge is configured, naming exactly what to set."""
+        if ragcheck_options(self._request.config).no_judge != "skip":
+            return
+        judged = [s for s in settings.metrics if s.metric.prompt is not None]
+        missing = []
+        if judged and not settings.judge.model:
+            missing.append(
+                "--ragcheck-judge-model=MODEL (or ini ragcheck_judge_model, or judge_model= in "
+                "the marker), any model name litellm accepts, e.g. openai/gpt-4o-mini, with its "
+                "provider's API key in the environment (e.g. OPENAI_API_KEY)"
+            )
+        if (
+            any("embeddings" in s.metric.needs for s in judged)
+            and not settings.judge.embedding_model
+        ):
+            missing.append(
+                "--ragcheck-judge-embedding-model=MODEL (or ini ragcheck_judge_embedding_model, "
+                "or judge_embedding_model= in the marker), e.g. openai/text-embedding-3-small"
+            )
+        if missing:
+            names = ", ".join(s.name for s in judged)
+            pytest.skip(
+                f"no LLM judge configured for {names} (--ragcheck-no-judge=skip); to run this "
+                f"test set {' and '.join(missing)}"
+            )
 
     def _golden(
         self, settings: Settings, call: str = "ragcheck(retriever, cases=...)"
@@ -136,6 +165,7 @@ class RagcheckFixture:
         request = self._request
         item = request.node
         settings = self._with_table(self.settings(**overrides))
+        self._skip_without_judge(settings)
         clock = time.perf_counter()
         golden = self._golden(settings)
         timings = {"load_s": time.perf_counter() - clock}

@@ -49,6 +49,10 @@ class RagcheckOptions:
     propose_labels: Path | None = None
     #: ``--ragcheck-history``: the JSON-lines file each run appends to (absolute), if any.
     history: Path | None = None
+    #: ``--ragcheck-no-judge``: a test asking for judge metrics with no judge model
+    #: configured fails (``"fail"``, the default) or is skipped (``"skip"``: a laptop without
+    #: a key runs the rest of the suite).
+    no_judge: Literal["fail", "skip"] = "fail"
     #: ``--ragcheck-judge-prune`` / ``--ragcheck-judge-prune-dry-run``: ``"prune"``,
     #: ``"dry-run"`` (list only; wins when both are given) or ``None``.
     judge_prune: Literal["prune", "dry-run"] | None = None
@@ -99,6 +103,7 @@ def parse_options(
     return RagcheckOptions(
         report_paths=reports,
         no_summary=raw.flag("no_summary"),
+        no_judge=_no_judge(raw),
         propose_labels=files["propose_labels"],
         history=files["history"],
         judge_prune="dry-run"
@@ -174,6 +179,18 @@ def _concurrency(raw: _Raw) -> Concurrency | None:
             f"{_SPECS['concurrency'].label} must be 'auto' or an integer >= 1, got {text!r}"
         ) from None
     return None if value is None else int(value)
+
+
+def _no_judge(raw: _Raw) -> Literal["fail", "skip"]:
+    """``fail`` (default) or ``skip``, in any case."""
+    text = raw.text("no_judge")
+    if text is None or text.lower() == "fail":
+        return "fail"
+    if text.lower() == "skip":
+        return "skip"
+    raise ConfigError(
+        f"{_SPECS['no_judge'].label} must be 'fail' or 'skip', got {raw.value('no_judge')!r}"
+    )
 
 
 def _cache_dir(raw: _Raw, *, invocation_dir: Path, rootdir: Path) -> Path | None:

@@ -285,9 +285,12 @@ class CacheUpkeep:
                 )
             )
             return
+        if not unused:
+            self.lines.append((False, f"ragcheck: {flag}: no unused entry; nothing to delete"))
+            return
         if mode == "dry-run":
             self.lines.append(
-                (False, f"ragcheck: {flag}: {len(unused)} unused entr(ies) would be deleted:")
+                (False, f"ragcheck: {flag}: {_entries(len(unused))} would be deleted:")
             )
             self.lines += [(False, f"  {_shown(root / n)}") for n in unused[:_LISTED]]
             if len(unused) > _LISTED:
@@ -295,7 +298,7 @@ class CacheUpkeep:
             return
         deleted = delete_entries(root, unused)
         self.lines.append(
-            (False, f"ragcheck: {flag}: deleted {deleted} unused entr(ies) from {_shown(root)}")
+            (False, f"ragcheck: {flag}: deleted {_entries(deleted)} from {_shown(root)}")
         )
 
     @pytest.hookimpl(trylast=True)
@@ -303,6 +306,11 @@ class CacheUpkeep:
         for bad, text in self.lines:
             terminalreporter.write_line(text, red=bad, bold=bad)
         self.lines = []
+
+
+def _entries(n: int) -> str:
+    """``1 unused entry``, ``3 unused entries``."""
+    return f"{n} unused {'entry' if n == 1 else 'entries'}"
 
 
 def _shown(path: Path) -> str:

@@ -68,6 +68,11 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
         "embedding model (any litellm model name) for answer_relevancy and answer_correctness",
     ),
     OptionSpec(
+        "no_judge",
+        "what a test asking for LLM-judge metrics does when no judge model is configured: "
+        "'fail' (default) or 'skip' (the skip reason names the settings to set)",
+    ),
+    OptionSpec(
         "judge_cache",
         "verdict cache folder, or 'off' (default .ragcheck/judge under the rootdir)",
     ),

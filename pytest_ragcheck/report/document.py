@@ -82,10 +82,17 @@ def _metric(check: Mapping[str, Any], kind: str) -> dict[str, Any]:
         "bound": check.get("bound"),
         "bound_kind": check.get("bound_kind"),
         "p_value": check.get("p_value"),
+        "holm_over": check.get("holm_over"),
+        "basis": check.get("basis") or "",
         "ci": list(ci) if ci is not None else None,
         "status": check.get("status", "pass"),
         "note": check.get("note") or "",
         "compared": check.get("compared"),
+        # What ``baseline`` and ``delta`` are about: ``compared`` when the golden set changed
+        # since the baseline (the shared cases), else ``value``; every output shows this one.
+        "current": value if check.get("compared") is None else check["compared"],
+        "compared_cases": check.get("compared_cases"),
+        "all_cases": check.get("all_cases"),
         "detectable": check.get("detectable"),
     }
 
@@ -102,6 +109,7 @@ def normalise(record: Mapping[str, Any], call: int = 0) -> dict[str, Any]:
         for name, value in aggregates.items()
     ]
     # Per-tag checks (``mrr@10 [tag pricing]``, per_tag=True) follow the overall metrics.
+    overall = len(metrics)
     per_tag: dict[str, dict[str, Any]] = {}
     for name, check in checks.items():
         metric, tag = split_tag(name)
@@ -126,7 +134,11 @@ def normalise(record: Mapping[str, Any], call: int = 0) -> dict[str, Any]:
             "nodeid": record["nodeid"],
             "call": call,
             "outcome": outcome,
-            "status": entry_status((m["status"] for m in metrics), outcome),
+            "status": entry_status(
+                (m["status"] for m in metrics[:overall]),
+                outcome,
+                slices=(m["status"] for m in metrics[overall:]),
+            ),
             "header": record.get("header") or "",
             "source": result.get("golden_source", ""),
             "golden_hash": result.get("golden_hash", ""),

@@ -18,13 +18,17 @@ from collections.abc import Iterable
 from typing import Any
 
 __all__ = [
+    "BASES",
     "FAILED_CHECKS",
     "FAILING",
     "ICONS",
     "METRIC_STATUSES",
     "STATUS_ORDER",
     "TEST_STATUSES",
+    "check_word",
+    "detectable_words",
     "entry_status",
+    "p_words",
     "page_labels",
     "title",
     "word",
@@ -65,6 +69,35 @@ ICONS = {
 }
 
 
+#: What a change beyond tolerance was judged on when the paired test did not decide it: the
+#: words every output adds to the status, so a tolerance-only verdict never reads as a tested
+#: one (``regressed (tolerance; too few changed cases to test)``). ``"test"``: the paired test
+#: decided (the p-value is shown instead).
+BASES = {
+    "tolerance": "tolerance; too few changed cases to test",
+    "setting": "tolerance; significance=None",
+}
+
+
+def check_word(status: str, basis: str = "") -> str:
+    """A check's status as text with its basis: ``regressed``, ``regressed (tolerance; too few
+    changed cases to test)``."""
+    words = word(status)
+    why = BASES.get(basis) if status in ("regressed", "improved") else None
+    return f"{words} ({why})" if why else words
+
+
+def detectable_words(value: float) -> str:
+    """Where the paired test could not decide: the change it would have detected."""
+    return f"smallest detectable change {value:.3f}"
+
+
+def p_words(p_value: float, holm_over: int | None = None) -> str:
+    """``p=0.0273``, or ``p=0.0273 Holm over 4 tags`` for a p-value corrected across tags."""
+    text = f"p={p_value:.3g}"
+    return f"{text} Holm over {holm_over} tags" if holm_over and holm_over > 1 else text
+
+
 def word(status: str) -> str:
     """How a status reads in text: ``below_floor`` -> ``below floor``."""
     return status.replace("_", " ")
@@ -75,9 +108,13 @@ def title(status: str) -> str:
     return word(status).upper()
 
 
-def entry_status(metric_statuses: Iterable[str], outcome: str) -> str:
-    """A test's status from its metrics' statuses and pytest's outcome for it."""
-    statuses = set(metric_statuses)
+def entry_status(
+    metric_statuses: Iterable[str], outcome: str, *, slices: Iterable[str] = ()
+) -> str:
+    """A test's status from its metrics' statuses and pytest's outcome for it; ``slices`` are
+    the statuses of its per-tag checks, which can fail a test but never make it ``improved``
+    (an improvement of one slice is no reason to re-record the whole baseline)."""
+    statuses = set(metric_statuses) | (set(slices) - {"improved"})
     if outcome == "skipped":
         return "skipped"
     if outcome == "failed":
@@ -96,4 +133,5 @@ def page_labels() -> dict[str, Any]:
         "order": list(TEST_STATUSES),
         "failing": sorted(FAILING | set(FAILED_CHECKS)),
         "words": {status: word(status) for status in statuses},
+        "bases": dict(BASES),
     }

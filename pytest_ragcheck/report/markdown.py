@@ -14,15 +14,21 @@ from typing import Any
 from pytest_ragcheck.common.display import shorten
 from pytest_ragcheck.common.sorting import natural_key
 from pytest_ragcheck.gate.checks import update_command
-from pytest_ragcheck.report.document import sort_for_attention
-from pytest_ragcheck.report.labels import FAILING, ICONS, TEST_STATUSES, word
-from pytest_ragcheck.report.packing import ESCAPE
-from pytest_ragcheck.report.terminal import (
-    detectable_text,
+from pytest_ragcheck.report.columns import (
+    basis_short,
+    current,
     format_delta,
     format_number,
-    improved_nodeids,
+    headline_metrics,
+    metric_columns,
+    quiet_rows,
+    shared_suffix,
+    status_text,
 )
+from pytest_ragcheck.report.document import sort_for_attention
+from pytest_ragcheck.report.labels import FAILING, ICONS, TEST_STATUSES, p_words, word
+from pytest_ragcheck.report.packing import ESCAPE
+from pytest_ragcheck.report.terminal import detectable_text, improved_nodeids
 
 __all__ = ["GITHUB_SUMMARY_LIMIT", "render_github_summary", "render_markdown"]
 
@@ -73,18 +79,20 @@ def _status(test: Mapping[str, Any]) -> str:
 
 def _metric_change(m: Mapping[str, Any]) -> str:
     name = m["name"]
-    value = format_number(name, m.get("value"))
+    value = format_number(name, current(m))
     if m["status"] == "improved":
         return (
             f"{name} {format_number(name, m.get('baseline'))} → {value} "
-            f"(improved {format_delta(name, m.get('delta'))})"
+            f"(improved {format_delta(name, m.get('delta'))}{basis_short(m)})"
         )
     if m["status"] == "regressed":
         parts = [format_delta(name, m.get("delta"))]
         if m.get("allowed") is not None:
             parts.append(f"allowed {format_number(name, m['allowed'])}")
-        if m.get("p_value") is not None:
-            parts.append(f"p={m['p_value']:.3g}")
+        if basis_short(m):
+            parts.append("tolerance alone")
+        elif m.get("p_value") is not None:
+            parts.append(p_words(m["p_value"], m.get("holm_over")))
         return (
             f"**{name}** {format_number(name, m.get('baseline'))} → **{value}** "
             f"({', '.join(parts)})"
@@ -97,12 +105,8 @@ def _metric_change(m: Mapping[str, Any]) -> str:
 
 def changes(test: Mapping[str, Any]) -> str:
     """What a reader needs from one test in one cell: the failing metrics, else all values."""
-    metrics: Sequence[Mapping[str, Any]] = test["metrics"]
-    failing = [m for m in metrics if m["status"] not in ("pass", "new", "improved")]
-    improved = [m for m in metrics if m["status"] == "improved"]
-    quality = [m for m in metrics if m["kind"] != "latency"]
-    shown = failing + improved or quality or list(metrics)  # a latency-only test: latency
-    text = " · ".join(_metric_change(m) for m in shown)
+    shown = headline_metrics(test["metrics"])
+    text = " · ".join(_metric_change(m) for m in shown) + shared_suffix(shown)
     if test.get("problems"):
         first = test["problems"][0].strip().splitlines()[0] if test["problems"][0].strip() else ""
         text = (text + " · " if text else "") + f"**{first}**"
@@ -134,47 +138,18 @@ def counts_text(tests: Sequence[Mapping[str, Any]], *, comparisons: int = 0) -> 
 
 def metric_table(test: Mapping[str, Any]) -> list[str]:
     """Every metric of a test; baseline columns unless baselines are off, thresholds if set."""
-    metrics: Sequence[Mapping[str, Any]] = test["metrics"]
-    with_baseline = bool((test.get("config") or {}).get("baseline", True)) or any(
-        m.get("baseline") is not None for m in metrics
-    )
-    with_bound = any(m.get("bound") is not None for m in metrics)
-    head = ["metric", "value"]
-    align = ["---", "--:"]
-    if with_baseline:
-        head += ["baseline", "Δ", "allowed"]
-        align += ["--:", "--:", "--:"]
-    if with_bound:
-        head.append("threshold")
-        align.append("--:")
+    metrics, held = quiet_rows(test["metrics"])
+    head, table = metric_columns({**test, "metrics": metrics})
     head.append("status")
-    align.append("---")
+    align = ["---", *["--:"] * (len(head) - 2), "---"]
     rows = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
-    for m in metrics:
-        name = m["name"]
-        cells = [cell(name), format_number(name, m.get("value"))]
-        if with_baseline:
-            has = m.get("baseline") is not None
-            cells += [
-                format_number(name, m.get("baseline")),
-                format_delta(name, m.get("delta")),
-                format_number(name, m.get("allowed")) if has else "-",
-            ]
-        if with_bound:
-            bound = "-"
-            if m.get("bound") is not None:
-                op = "≥" if m.get("bound_kind") == "min" else "≤"
-                bound = f"{op} {format_number(name, m['bound'])}"
-            cells.append(bound)
-        status = word(m["status"])
-        if m["status"] not in ("pass", "new"):
-            status = f"**{status}**"
-        if m.get("p_value") is not None:
-            status += f" (p={m['p_value']:.3g})"
-        if m.get("note"):
-            status += f" ({cell(m['note'])})"
+    for m, cells in zip(metrics, table, strict=True):
+        cells[0] = cell(cells[0])
+        status = status_text({**m, "note": cell(m.get("note") or "")}, emphasis="**")
         cells.append(status)
         rows.append("| " + " | ".join(cells) + " |")
+    if held:  # every row is in the JSON report
+        rows += ["", f"{held} (the JSON report has every row)"]
     return rows
 
 

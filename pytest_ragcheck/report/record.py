@@ -228,8 +228,10 @@ def build_record(
 def junit_properties(record: Mapping[str, Any]) -> list[tuple[str, object]]:
     """``item.user_properties`` entries for one record (so they reach ``--junitxml``).
 
-    ``ragcheck.<metric>`` is the value; when a baseline was compared, ``.baseline``,
-    ``.delta``, ``.allowed`` and ``.status`` (pass, regressed, improved, below_floor...) follow.
+    ``ragcheck.<metric>`` is the value (over every case); when a baseline was compared,
+    ``.baseline``, ``.delta``, ``.allowed`` and ``.status`` (pass, regressed, improved,
+    below_floor...) follow, and when the golden set changed since the baseline, ``.current``
+    (the value on the shared cases, which ``.delta`` is about) and ``.shared_cases``.
     """
     props: list[tuple[str, object]] = []
     for check in record["verdict"]["checks"]:
@@ -242,9 +244,17 @@ def junit_properties(record: Mapping[str, Any]) -> list[tuple[str, object]]:
         if baseline is None:
             continue
         delta = check.get("delta")
+        compared = check.get("compared")
+        now = value if compared is None else compared
+        if compared is not None:  # the golden set changed: the shared cases' value and count
+            props.append((f"{name}.current", round(compared, 6)))
+            if check.get("compared_cases") is not None:
+                props.append((f"{name}.shared_cases", check["compared_cases"]))
         props.append((f"{name}.baseline", round(baseline, 6)))
-        props.append((f"{name}.delta", round(value - baseline if delta is None else delta, 6)))
+        props.append((f"{name}.delta", round(now - baseline if delta is None else delta, 6)))
         if check.get("allowed") is not None:
             props.append((f"{name}.allowed", round(check["allowed"], 6)))
         props.append((f"{name}.status", check.get("status", "pass")))
+        if check.get("basis") in ("tolerance", "setting"):  # not the paired test's verdict
+            props.append((f"{name}.basis", check["basis"]))
     return redact_data(props)

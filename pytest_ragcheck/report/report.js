@@ -52,6 +52,19 @@
     var text = (Math.floor((units + step / 2) / step) / Math.pow(10, decimals)).toFixed(decimals);
     return (v < 0 ? "-" : "") + text;
   }
+  // A p-value with `digits` significant digits, rounded as Python's format(p, ".3g") is (an
+  // exact tie, such as the sign-flip test's 1/32 = 0.03125, to even: 0.0312), so the page
+  // reads the p of the terminal; toPrecision alone rounds ties up.
+  function pDigits(p, digits) {
+    var m = /^(\d)\.(\d+)e([-+]\d+)$/.exec(p.toExponential(60));
+    if (m) {
+      var all = m[1] + m[2], rest = all.slice(digits);
+      if (/^50*$/.test(rest) && Number(all[digits - 1]) % 2 === 0) {
+        return String(Number(all.slice(0, digits) + "e" + (Number(m[3]) - digits + 1)));
+      }
+    }
+    return String(Number(p.toPrecision(digits)));
+  }
   function fmtDelta(name, d) {
     if (d === null || d === undefined) return "–";
     var text = (d >= 0 ? "+" : "−") + Math.abs(d).toFixed(isLatency(name) ? 1 : 3);
@@ -60,6 +73,14 @@
   function badge(status) {
     return el("span", { "class": "badge s-" + status, text: WORDS[status] || status });
   }
+  // A check's status with its basis when the paired test did not decide it, as in the
+  // terminal: "regressed (tolerance; too few changed cases to test)".
+  function untested(m) { return (m.status === "regressed" || m.status === "improved") && LABELS.bases[m.basis]; }
+  function checkBadge(m) {
+    var node = badge(m.status);
+    if (untested(m)) { node.textContent += " (" + LABELS.bases[m.basis] + ")"; node.setAttribute("data-basis", m.basis); }
+    return node;
+  }
   // A node id as text with line-break opportunities after its separators, so a narrow column
   // wraps it between words ("test_tags.py::" / "test_topic[") rather than between letters.
   function breakable(text) {
@@ -67,10 +88,31 @@
       return i ? [el("wbr"), part] : part;
     });
   }
+  // A case id on one line (never "cisi-" / "32"), cut with … past its column's width; and a
+  // query clipped to two lines (the drill-down shows it whole), both whole on hover.
+  function caseIdCell(id) { return el("td", { "class": "mono case-id", title: id, text: id }); }
+  function clipped(text) { return el("div", { "class": "clip", title: text, text: text }); }
   function rank(status) { var i = ORDER.indexOf(status); return i < 0 ? 99 : i; }
   function testName(t) { return t.nodeid + (t.call ? " [call " + (t.call + 1) + "]" : ""); }
-  function qualityMetrics(t) { return t.metrics.filter(function (m) { return m.kind !== "latency"; }); }
+  // A per-tag check ("mrr@10 [tag pricing]", per_tag=True): a row of its own, no per-case values.
+  function tagOf(name) { var m = / \[tag (.*)\]$/.exec(name); return m ? m[1] : null; }
+  function qualityMetrics(t) { return t.metrics.filter(function (m) { return m.kind !== "latency" && tagOf(m.name) === null; }); }
+  // A per-tag row that neither failed nor changed beyond tolerance: behind "N tags held", as
+  // in the terminal summary.
+  function held(m) { return tagOf(m.name) !== null && m.status === "pass" && !m.basis; }
   function better(m, d) { return m.higher_is_better ? d > 0 : d < 0; }
+  // The value compared with the baseline: the shared cases' when the golden set changed.
+  function cur(m) { return m.current === undefined || m.current === null ? m.value : m.current; }
+  // [shared, all] case counts when a metric was compared on the shared cases only, else null.
+  function sharedCounts(t) {
+    var m = t.metrics.filter(function (x) { return x.compared !== null && x.compared !== undefined; })[0];
+    return m ? [m.compared_cases, m.all_cases] : null;
+  }
+  function sharedSuffix(t, shown) {
+    var counts = sharedCounts({ metrics: shown });
+    if (!counts || counts[0] === null || counts[0] === undefined) return "";
+    return " · compared on " + counts[0] + " shared" + (counts[1] === null || counts[1] === undefined ? "" : " of " + counts[1]) + " cases";
+  }
 
   var tests = data.tests.map(function (t, i) { t._index = i; return t; });
   var attention = tests.slice().sort(function (a, b) {
@@ -106,16 +148,17 @@
     if (!tests.length) return el("p", { "class": "empty", text: "No ragcheck test ran." });
     var rows = attention.map(function (t) {
       var failing = t.metrics.filter(function (m) { return FAILING[m.status]; });
-      var improved = t.metrics.filter(function (m) { return m.status === "improved"; });
+      var improved = t.metrics.filter(function (m) { return m.status === "improved" && tagOf(m.name) === null; });
       var shown = failing.concat(improved);
       if (!shown.length) shown = qualityMetrics(t);
       var text = shown.map(function (m) {
-        var s = m.name + " " + fmt(m.name, m.value);
-        if (m.status === "regressed" && m.delta !== null) s += " (" + fmtDelta(m.name, m.delta) + ")";
-        if (m.status === "improved" && m.delta !== null) s += " (improved " + fmtDelta(m.name, m.delta) + ")";
+        var s = m.name + " " + fmt(m.name, cur(m));
+        var alone = untested(m) ? ", tolerance alone" : "";
+        if (m.status === "regressed" && m.delta !== null) s += " (" + fmtDelta(m.name, m.delta) + alone + ")";
+        if (m.status === "improved" && m.delta !== null) s += " (improved " + fmtDelta(m.name, m.delta) + alone + ")";
         if (m.status === "below_floor" || m.status === "above_ceiling") s += " (" + WORDS[m.status] + " " + fmt(m.name, m.bound) + ")";
         return s;
-      }).join(" · ");
+      }).join(" · ") + sharedSuffix(t, shown);
       return el("tr", { "class": "clickable", onclick: function () { location.hash = "test=" + t._index; } },
         el("td", null, badge(t.status)),
         el("td", null, el("a", { href: "#test=" + t._index, "class": "mono" }, breakable(testName(t)))),
@@ -137,10 +180,10 @@
     if (!metrics.length) return el("p", { "class": "empty", text: "No quality metric in this run." });
     var maxV = 1;
     metrics.forEach(function (m) {
-      [m.value, m.baseline, m.bound].forEach(function (v) { if (v !== null && v > maxV) maxV = v; });
+      [cur(m), m.baseline, m.bound].forEach(function (v) { if (v !== null && v > maxV) maxV = v; });
     });
     var labelW = 14 + Math.max.apply(null, metrics.map(function (m) { return textWidth(m.name, 11); }));
-    var valueW = 14 + Math.max.apply(null, metrics.map(function (m) { return textWidth(fmt(m.name, m.value), 11); }));
+    var valueW = 14 + Math.max.apply(null, metrics.map(function (m) { return textWidth(fmt(m.name, cur(m)), 11); }));
     var plotW = 320, rowH = 34, top = 6;
     var W = Math.ceil(labelW + plotW + valueW), H = top + metrics.length * rowH + 16;
     var x = function (v) { return labelW + Math.max(0, v) / maxV * plotW; };
@@ -161,8 +204,8 @@
           sv("title", { text: m.name + " baseline " + fmt(m.name, m.baseline) })));
       }
       row.appendChild(sv("rect", { "class": "bar bar-current status-" + m.status, x: labelW, y: y + 13, height: 15, rx: 2,
-        width: (x(m.value || 0) - labelW).toFixed(2), "data-metric": m.name, "data-value": m.value },
-        sv("title", { text: m.name + " " + fmt(m.name, m.value) + (m.baseline !== null ? " (baseline " + fmt(m.name, m.baseline) + ", Δ " + fmtDelta(m.name, m.delta) + ")" : "") })));
+        width: (x(cur(m) || 0) - labelW).toFixed(2), "data-metric": m.name, "data-value": cur(m) },
+        sv("title", { text: m.name + " " + fmt(m.name, cur(m)) + (m.baseline !== null ? " (baseline " + fmt(m.name, m.baseline) + ", Δ " + fmtDelta(m.name, m.delta) + ")" : "") })));
       if (m.baseline !== null && m.allowed !== null) {
         var limit = m.higher_is_better ? m.baseline - m.allowed : m.baseline + m.allowed;
         row.appendChild(sv("line", { "class": "tolerance-mark", x1: x(limit), x2: x(limit), y1: y + 1, y2: y + 12,
@@ -172,7 +215,7 @@
         row.appendChild(sv("line", { "class": "floor-mark", x1: x(m.bound), x2: x(m.bound), y1: y + 1, y2: y + 31,
           "data-metric": m.name, "data-bound": m.bound }, sv("title", { text: (m.bound_kind === "min" ? "floor " : "ceiling ") + fmt(m.name, m.bound) })));
       }
-      row.appendChild(sv("text", { x: labelW + plotW + 8, y: y + 25, "class": "value-label", text: fmt(m.name, m.value) }));
+      row.appendChild(sv("text", { x: labelW + plotW + 8, y: y + 25, "class": "value-label", text: fmt(m.name, cur(m)) }));
       chart.appendChild(row);
     });
     var legend = el("div", { "class": "legend", style: "max-width:" + W + "px" },
@@ -188,8 +231,10 @@
   // What a status cell does not say: the p-value's reading, the confidence interval, notes.
   function metricDetail(m) {
     var parts = [];
+    if (m.holm_over > 1 && m.p_value !== null && m.p_value !== undefined) parts.push("p Holm-corrected over " + m.holm_over + " tags");
     if (m.ci) parts.push("95% CI of Δ [" + fmtDelta(m.name, m.ci[0]) + ", " + fmtDelta(m.name, m.ci[1]) + "]");
     if (m.note && !IMPROVED_NOTE.test(m.note)) parts.push(m.note);
+    else if (m.basis === "tolerance" && m.detectable !== null && m.detectable !== undefined) parts.push("smallest detectable change " + m.detectable.toFixed(3));
     return parts.join("; ");
   }
 
@@ -197,32 +242,55 @@
     var hasBaseline = t.metrics.some(function (m) { return m.baseline !== null; });
     var hasP = t.metrics.some(function (m) { return m.p_value !== null && m.p_value !== undefined; });
     var hasBound = t.metrics.some(function (m) { return m.bound !== null; });
-    var head = [el("th", { text: "metric" }), el("th", { "class": "num", text: "value" })];
+    // A golden set changed since the baseline: the value on the shared cases (what the
+    // baseline and Δ are about) and, labelled, the value on all cases (what floors check).
+    var counts = sharedCounts(t);
+    var head = [el("th", { text: "metric" }), el("th", { "class": "num", text: counts ? "on " + (counts[0] === null ? "" : counts[0] + " ") + "shared" : "value" })];
     if (hasBaseline) head.push(el("th", { "class": "num", text: "baseline" }), el("th", { "class": "num", text: "Δ" }), el("th", { "class": "num", text: "allowed" }));
+    if (counts) head.push(el("th", { "class": "num", text: "on all" + (counts[1] === null ? "" : " " + counts[1]) }));
     if (hasP) head.push(el("th", { "class": "num", text: "p" }));
     if (hasBound) head.push(el("th", { "class": "num", text: "threshold" }));
     head.push(el("th", { text: "status" }));
     var notes = [];
     var rows = t.metrics.map(function (m) {
-      var cells = [el("td", { "class": "mono", text: m.name }), el("td", { "class": "num", text: fmt(m.name, m.value) })];
+      var compared = m.compared !== null && m.compared !== undefined;
+      var hide = held(m);
+      var cells = [el("td", { "class": "mono", text: m.name }), el("td", { "class": "num", text: counts && !compared ? "–" : fmt(m.name, cur(m)) })];
       if (hasBaseline) {
         var cls = "num";
         if (m.delta !== null && m.delta !== 0) cls += better(m, m.delta) ? " better" : (m.status === "regressed" ? " worse" : "");
         cells.push(el("td", { "class": "num", text: fmt(m.name, m.baseline) }), el("td", { "class": cls, text: fmtDelta(m.name, m.delta) }),
           el("td", { "class": "num", text: m.baseline !== null ? fmt(m.name, m.allowed) : "–" }));
       }
-      if (hasP) cells.push(el("td", { "class": "num", text: m.p_value === null || m.p_value === undefined ? "–" : String(Number(m.p_value.toPrecision(3))) }));
+      if (counts) cells.push(el("td", { "class": "num all-cases", text: fmt(m.name, m.value) }));
+      if (hasP) cells.push(el("td", { "class": "num", text: m.p_value === null || m.p_value === undefined || untested(m) ? "–" : pDigits(m.p_value, 3) }));
       if (hasBound) cells.push(el("td", { "class": "num", text: m.bound === null ? "–" : (m.bound_kind === "min" ? "≥ " : "≤ ") + fmt(m.name, m.bound) }));
       var detail = metricDetail(m);
-      var status = badge(m.status);
+      var status = checkBadge(m);
       if (detail) {
         notes.push({ name: m.name, text: detail });
         status.setAttribute("title", detail);
         status.appendChild(el("sup", { "class": "ref", text: String(notes.length) }));
       }
-      cells.push(el("td", { "class": "status" }, status));
-      return el("tr", { "data-metric": m.name, "data-status": m.status }, cells);
+      cells.push(el("td", { "class": untested(m) ? "status wrap" : "status" }, status));
+      return el("tr", { "data-metric": m.name, "data-status": m.status, "class": hide ? "held" : null, hidden: hide }, cells);
     });
+    var hiddenRows = rows.filter(function (r) { return r.hidden; });
+    if (hiddenRows.length) {
+      var shownTags = {}, heldTags = {}, rest = 0;
+      t.metrics.forEach(function (m) { if (tagOf(m.name) !== null && !held(m)) shownTags[tagOf(m.name)] = 1; });
+      t.metrics.forEach(function (m) { if (held(m)) { if (shownTags[tagOf(m.name)]) rest++; else heldTags[tagOf(m.name)] = 1; } });
+      var n = Object.keys(heldTags).length, words = [];
+      if (n) words.push(n + (n === 1 ? " tag" : " tags") + " held on every metric");
+      if (rest) words.push(rest + " more tag " + (rest === 1 ? "row" : "rows") + " within tolerance");
+      var toggle = el("button", { "class": "link held-toggle", type: "button", text: "per tag: " + words.join("; ") + " (show)" });
+      toggle.addEventListener("click", function () {
+        var open = hiddenRows[0].hidden;
+        hiddenRows.forEach(function (r) { r.hidden = !open; });
+        toggle.textContent = toggle.textContent.replace(open ? "(show)" : "(hide)", open ? "(hide)" : "(show)");
+      });
+      rows.push(el("tr", { "class": "held-line" }, el("td", { colspan: head.length }, toggle)));
+    }
     var table = el("table", { "class": "metrics" }, el("thead", null, el("tr", null, head)), el("tbody", null, rows));
     if (!notes.length) return [table];
     return [table, el("ol", { "class": "metric-notes" }, notes.map(function (n) {
@@ -362,7 +430,7 @@
         deltaCell.appendChild(s);
       }
       var explain = r.explain || explanation(t, r.c.id);
-      var cells = [el("td", { "class": "mono", text: r.c.id }), el("td", null, r.c.query || "",
+      var cells = [caseIdCell(r.c.id), el("td", null, clipped(r.c.query || ""),
         explain.length ? el("div", { "class": "meta explain", text: explain.join(" · ") }) : null)];
       if (r.delta !== null) cells.push(el("td", { "class": "num", text: fmt(name, r.before) }));
       cells.push(el("td", { "class": "num", text: fmt(name, r.after) }));
@@ -408,7 +476,7 @@
     var names = qualityMetrics(t).map(function (m) { return m.name; });
     var filter = el("input", { type: "search", placeholder: "filter by id or query", "aria-label": "filter cases" });
     var rows = t.cases.map(function (c) {
-      var cells = [el("td", { "class": "mono", text: c.id }), el("td", { text: c.query })];
+      var cells = [caseIdCell(c.id), el("td", null, clipped(c.query))];
       names.forEach(function (n) { cells.push(el("td", { "class": "num", text: fmt(n, caseValue(c, n)) })); });
       cells.push(el("td", { "class": "num", text: c.latency_ms === null ? "–" : c.latency_ms.toFixed(1) }));
       cells.push(el("td", null, c.status === "ok" ? "" : el("span", { "class": "badge " + (c.status === "error" ? "s-error" : "s-new"), text: c.status })));
@@ -493,7 +561,7 @@
   }
 
   function renderCase(t, c) {
-    var names = t.metrics.filter(function (m) { return m.kind !== "latency"; }).map(function (m) { return m.name; });
+    var names = qualityMetrics(t).map(function (m) { return m.name; });  // no per-tag rows: a case has no values of those
     var facts = [el("span", { "class": "badge " + (c.status === "error" ? "s-error" : c.status === "ok" ? "s-pass" : "s-new"), text: c.status === "ok" ? "evaluated" : c.status }),
       " " + c.hits.length + " hits · " + c.n_relevant + " relevant" + (c.mode === "texts" ? " spans" : "") +
       (c.latency_ms !== null ? " · " + c.latency_ms.toFixed(1) + " ms" : "") +
@@ -581,9 +649,10 @@
   }
 
   var cards = {};
-  function openCase(t, caseId, setHash) {
+  function openCase(t, caseId, setHash, initial) {
     var card = cards[t._index];
     var c = t.cases.filter(function (x) { return String(x.id) === String(caseId); })[0];
+    if (card && !c) return missingCase(t, caseId);
     if (!card || !c) return false;
     if (setHash) history.replaceState(null, "", "#case=" + t._index + "/" + encodeURIComponent(c.id));
     var drill = card.drill;
@@ -594,7 +663,20 @@
     Array.prototype.forEach.call(card.node.querySelectorAll("tr[data-case]"), function (r) {
       r.classList.toggle("selected", r.getAttribute("data-case") === String(c.id));
     });
-    drill.scrollIntoView({ block: "nearest" });
+    drill.scrollIntoView({ block: initial ? "start" : "nearest" });
+    return true;
+  }
+  // A link to a case this page does not hold (a capped test keeps the cases that matter
+  // most): say so where the case would be, never leave the reader on an unrelated spot.
+  function missingCase(t, caseId) {
+    var drill = cards[t._index].drill;
+    while (drill.firstChild) drill.removeChild(drill.firstChild);
+    drill.appendChild(el("p", { "class": "note missing-case", text: "Case " + caseId + " is not on this page" +
+      (t.cases_shown !== undefined && t.cases_shown !== null ? " (it holds " + t.cases_shown + " of the " + t.n_cases + " cases)" : "") +
+      "; the JSON report (--ragcheck-report=report.json) has every case." }));
+    drill.hidden = false;
+    drill.removeAttribute("data-case");
+    drill.scrollIntoView({ block: "start" });
     return true;
   }
   function closeCase(t) {
@@ -663,12 +745,12 @@
   function decoded(text) {
     try { return decodeURIComponent(text); } catch (e) { return text; }
   }
-  function route() {
+  function route(initial) {
     var hash = decoded(location.hash.slice(1));
     var m = /^case=(\d+)\/(.*)$/.exec(location.hash.slice(1));
     if (m) {
       var t = tests[Number(m[1])];
-      if (t) { openCase(t, decoded(m[2]), false); }
+      if (t) { openCase(t, decoded(m[2]), false, initial === true); }
       return;
     }
     var n = /^test=(\d+)$/.exec(hash);
@@ -677,7 +759,7 @@
 
   // ---- ragcheck.compare(...): systems side by side ------------------------------------------
   var MARKS = { win: "▲", loss: "▼" };
-  function pText(p) { return p === null || p === undefined ? "–" : p < 0.001 ? "<0.001" : p.toPrecision(2); }
+  function pText(p) { return p === null || p === undefined ? "–" : p < 0.001 ? "<0.001" : pDigits(p, 2); }
   function comparisonCard(c) {
     var head = [el("th", { text: "metric" })].concat(c.systems.map(function (s) {
       return el("th", { "class": "num", text: s === c.reference ? s + " (reference)" : s });
@@ -695,7 +777,7 @@
       })));
     });
     var level = c.significance === null ? "means only (significance=None)" :
-      "▲/▼ significantly better/worse than " + c.reference + " (p ≤ " + c.significance + ", two-sided paired sign-flip test, Holm-corrected across systems); Δ, p and wins/ties/losses per case against " + c.reference;
+      "▲/▼ significantly better/worse than " + c.reference + " (p ≤ " + c.significance + ", " + (c.test || "one-sided paired sign-flip test, Holm-corrected across systems") + "); Δ, p and wins/ties/losses per case against " + c.reference;
     return el("section", { "class": "card comparison", "data-nodeid": c.nodeid },
       el("div", { "class": "card-head" }, el("h2", { "class": "mono" }, breakable(c.nodeid))),
       el("p", { "class": "meta", text: "Compared on " + c.source + " (" + c.n_cases + (c.n_cases === 1 ? " case" : " cases") + ", k=" + c.k + ")" }),
@@ -775,6 +857,9 @@
   }
   app.appendChild(el("footer", { text: "Generated by " + ((data.run || {}).generator || "pytest-ragcheck") + " · report schema v" + data.schema_version }));
   window.addEventListener("hashchange", route);
-  route();
+  route(true);
+  // A link opened directly: route again once the page is laid out (the browser's own
+  // handling of the fragment and late layout must not leave the reader elsewhere).
+  if (document.readyState !== "complete") window.addEventListener("load", function () { route(true); });
   document.documentElement.setAttribute("data-rendered", "true");
 })();

@@ -137,11 +137,22 @@ class MetricEntry(_Strict):
     value: float | None
     higher_is_better: bool
     baseline: float | None = Field(description="the stored baseline value, if compared")
-    delta: float | None = Field(description="value - baseline")
+    delta: float | None = Field(description="current - baseline")
     allowed: float | None = Field(description="the drop allowed against the baseline")
     bound: float | None = Field(description="absolute threshold (min_... or max_...)")
     bound_kind: Literal["min", "max"] | None
-    p_value: float | None = Field(description="paired test p-value when significance= is set")
+    p_value: float | None = Field(
+        description="one-sided paired test p-value (in the direction of the change)"
+    )
+    holm_over: int | None = Field(
+        default=None, description="the number of tags p_value was Holm-corrected over"
+    )
+    basis: Literal["", "test", "tolerance", "setting"] = Field(
+        default="",
+        description="what a change beyond tolerance was judged on: 'test' (the paired test), "
+        "'tolerance' (too few changed cases to test), 'setting' (significance=None); '' "
+        "within tolerance",
+    )
     ci: list[float] | None = Field(description="95% confidence interval of the delta")
     status: MetricStatus
     note: str
@@ -149,6 +160,17 @@ class MetricEntry(_Strict):
         default=None,
         description="this run's value on the cases shared with the baseline, when the golden "
         "set changed since it was recorded (what 'baseline' is compared with)",
+    )
+    current: float | None = Field(
+        default=None,
+        description="the value compared with 'baseline' ('delta' = current - baseline): "
+        "'compared' when set, else 'value'; what every output shows beside the baseline",
+    )
+    compared_cases: int | None = Field(
+        default=None, description="with 'compared': the number of shared cases it is over"
+    )
+    all_cases: int | None = Field(
+        default=None, description="with 'compared': the number of cases 'value' is over"
     )
     detectable: float | None = Field(
         default=None,
@@ -280,7 +302,9 @@ class ComparisonRow(_Strict):
     metric: str
     value: float | None
     delta: float | None = Field(description="mean per-case difference system - reference")
-    p_value: float | None = Field(description="two-sided paired sign-flip test")
+    p_value: float | None = Field(
+        description="one-sided paired sign-flip test in the direction of delta (the gate's)"
+    )
     p_holm: float | None = Field(description="p_value Holm-corrected across the systems")
     wins: int
     ties: int
@@ -306,6 +330,7 @@ class ComparisonEntry(_Strict):
     k: int | None
     n_cases: int
     significance: float | None
+    test: str = Field(default="", description="the test behind p and the markers, in words")
     metrics: list[ComparisonMetric]
 
 

@@ -10,8 +10,19 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_ragcheck.common.display import format_value, signed
+from pytest_ragcheck.common.display import format_value
 from pytest_ragcheck.gate.checks import update_command
+from pytest_ragcheck.report.columns import (
+    basis_short,
+    current,
+    format_delta,
+    format_number,
+    headline_metrics,
+    metric_columns,
+    quiet_rows,
+    shared_suffix,
+    status_text,
+)
 from pytest_ragcheck.report.document import sort_for_attention
 from pytest_ragcheck.report.labels import FAILING, TEST_STATUSES, title, word
 
@@ -41,67 +52,14 @@ _STATUS_WIDTH = max(len(title(s)) for s in TEST_STATUSES)
 _NOTE_WIDTH = 110
 
 
-def format_number(name: str, value: float | None) -> str:
-    """Quality metrics with three decimals, latencies (ms) with one."""
-    if value is None:
-        return "-"
-    if name.startswith("latency_") or abs(value) >= 100:
-        return f"{value:.1f}"
-    return format_value(value)
-
-
-def format_delta(name: str, delta: float | None) -> str:
-    """A signed difference with a real minus sign: ``+0.012``, ``−0.034`` (latency ``+1.5``)."""
-    return signed(delta, decimals=1 if name.startswith("latency_") else 3)
-
-
-def _status_text(metric: Mapping[str, Any]) -> str:
-    status = word(metric["status"])
-    extra = []
-    if metric.get("p_value") is not None and metric["status"] in ("regressed", "improved"):
-        extra.append(f"p={metric['p_value']:.3g}")
-    note = metric.get("note") or ""
-    if note and not note.startswith(status):  # "improved beyond tolerance" says nothing new
-        extra.append(note)
-    return f"{status} ({', '.join(extra)})" if extra else status
-
-
-def _bound_text(metric: Mapping[str, Any]) -> str:
-    bound = metric.get("bound")
-    if bound is None:
-        return "-"
-    op = "≥" if metric.get("bound_kind") == "min" else "≤"
-    return f"{op} {format_number(metric['name'], bound)}"
-
-
-def _table(test: Mapping[str, Any], markup: bool) -> list[Line]:
-    metrics: Sequence[Mapping[str, Any]] = test["metrics"]
-    if not metrics:  # failed before its evaluation: its problem says why
+def _table(test: Mapping[str, Any], markup: bool, verbosity: int = 0) -> list[Line]:
+    if not test["metrics"]:  # failed before its evaluation: its problem says why
         return []
-    with_baseline = bool((test.get("config") or {}).get("baseline", True)) or any(
-        m.get("baseline") is not None for m in metrics
-    )
-    with_bound = any(m.get("bound") is not None for m in metrics)
-    headers = ["metric", "value"]
-    if with_baseline:
-        headers += ["baseline", "Δ", "allowed"]
-    if with_bound:
-        headers.append("threshold")
+    metrics, held = quiet_rows(test["metrics"], everything=verbosity > 0)
+    headers, rows = metric_columns({**test, "metrics": metrics})
     headers.append("status")
-    rows: list[list[str]] = []
-    for m in metrics:
-        name = m["name"]
-        row = [name, format_number(name, m.get("value"))]
-        if with_baseline:
-            row += [
-                format_number(name, m.get("baseline")),
-                format_delta(name, m.get("delta")),
-                format_number(name, m.get("allowed")) if m.get("baseline") is not None else "-",
-            ]
-        if with_bound:
-            row.append(_bound_text(m))
-        row.append(_status_text(m))
-        rows.append(row)
+    for m, row in zip(metrics, rows, strict=True):
+        row.append(status_text(m))
     widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(headers))]
 
     def cells(values: Sequence[str]) -> list[str]:
@@ -117,6 +75,8 @@ def _table(test: Mapping[str, Any], markup: bool) -> list[Line]:
         line: Line = [("  " + "  ".join(parts[:-1]) + "  ", {})]
         line.append((parts[-1], dict(colour)))
         lines.append(line)
+    if held:
+        lines.append([(f"  {held} (-v lists every row)", {})])
     return lines
 
 
@@ -156,25 +116,23 @@ def _compact(test: Mapping[str, Any], markup: bool) -> Line:
     colour = {**_COLOURS.get(status, {}), "bold": True} if markup else {}
     name = test["nodeid"] + (f" [call {test['call'] + 1}]" if test.get("call") else "")
     parts: list[str] = []
-    failing = [m for m in test["metrics"] if m["status"] not in ("pass", "new", "improved")]
-    improved = [m for m in test["metrics"] if m["status"] == "improved"]
-    quality = [m for m in test["metrics"] if m["kind"] != "latency"]
-    shown = failing + improved or quality or test["metrics"]  # a latency-only test: latency
+    shown = headline_metrics(test["metrics"])
     for m in shown:
-        text = f"{m['name']} {format_number(m['name'], m.get('value'))}"
+        text = f"{m['name']} {format_number(m['name'], current(m))}"
         if m["status"] == "improved":
-            text += f" (improved {format_delta(m['name'], m.get('delta'))})"
+            text += f" (improved {format_delta(m['name'], m.get('delta'))}{basis_short(m)})"
         elif m["status"] == "regressed" and m.get("delta") is not None:
             text += f" ({format_delta(m['name'], m['delta'])}"
             if m.get("allowed") is not None:
                 text += f", allowed {format_number(m['name'], m['allowed'])}"
-            text += ")"
+            text += f"{basis_short(m)})"
         elif m["status"] in ("below_floor", "above_ceiling"):
             text += f" ({word(m['status'])} {format_number(m['name'], m.get('bound'))})"
         parts.append(text)
+    text = " · ".join(parts) + shared_suffix(shown)
     if test.get("problems"):
-        parts.append(_first_line(test["problems"][0]))
-    return [(label, colour), ("  " + name + "  " + " · ".join(parts), {})]
+        text += (" · " if text else "") + _first_line(test["problems"][0])
+    return [(label, colour), ("  " + name + "  " + text, {})]
 
 
 def _counts(tests: Sequence[Mapping[str, Any]], comparisons: int = 0) -> str:
@@ -204,7 +162,7 @@ def render_summary(
             lines.append(_compact(test, markup))
             continue
         lines.append(_title(test, markup))
-        lines.extend(_table(test, markup))
+        lines.extend(_table(test, markup, verbosity))
         for problem in test.get("problems") or []:
             lines.append([("  ! " + _first_line(problem), _BAD if markup else {})])
         for note in test.get("notes") or []:
@@ -220,7 +178,7 @@ def render_summary(
         for t in sort_for_attention(tests)
         if t["status"] == "improved"  # a failed test is never offered for re-recording
         for m in t["metrics"]
-        if m["status"] == "improved"
+        if m["status"] == "improved" and " [tag " not in m["name"]  # a slice never asks
     ]
     if improved:
         colour = _COLOURS["improved"] if markup else {}
@@ -232,7 +190,7 @@ def render_summary(
                 [
                     (
                         f"  {test['nodeid']}  {name} {format_number(name, m.get('baseline'))} → "
-                        f"{format_number(name, m.get('value'))} "
+                        f"{format_number(name, current(m))} "
                         f"({format_delta(name, m.get('delta'))})",
                         {},
                     )

@@ -98,7 +98,7 @@ def test_wrong_number_of_hit_lists_names_the_batch(suite):
         "the batch retriever returned 1 hit lists for 2 queries (batch 1 of 2, cases 1-2); "
         "it must return one hit list per query, in query order"
     ) in text
-    assert "(batch 2 of 2, cases 3-4)" in text
+    assert "q1, q2, q3, q4 (the same error with each case's own data; shown: q1)" in text
 
 
 def test_not_a_list_of_hit_lists(suite):

@@ -151,8 +151,9 @@ def test_hit_whose_attribute_raises_names_the_hit(suite, extra):
 def test_batch_generator_that_raises_fails_its_batch(suite, extra):
     result, text = _run(suite, "batch_generator_raises", ", batch_size=2" + extra)
     result.assert_outcomes(failed=1)
-    assert "2 cases: ValueError: encoder crashed (batch 1 of 2, cases 1-2)" in text
-    assert "2 cases: ValueError: encoder crashed (batch 2 of 2, cases 3-4)" in text
+    # Both batches failed the same way: one error, every case named.
+    assert "4 cases: ValueError: encoder crashed (batch 1 of 2, cases 1-2)" in text
+    assert "q1, q2, q3, q4 (the same error with each case's own data; shown: q1)" in text
 
 
 def test_async_generator_of_hit_lists_is_read(suite):

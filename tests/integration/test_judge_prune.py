@@ -85,13 +85,15 @@ def test_prune_deletes_exactly_the_unused_entries(
     result.assert_outcomes(passed=2)
     text = Suite.text(result)
     assert "4 verdict(s) from the cache, 0 new, 1 entry not used by this run" in text
-    assert "--ragcheck-judge-prune: deleted 1 unused entr(ies)" in text
+    assert "--ragcheck-judge-prune: deleted 1 unused entry from" in text
     assert sorted(_entries(recorded)) == kept
     assert (recorded / "README.txt").exists()
     # the suite still replays offline from what is left
     again = suite.run(*run_mode, "--ragcheck-judge-prune")
     again.assert_outcomes(passed=2)
     assert "0 entries not used" in Suite.text(again)
+    assert "--ragcheck-judge-prune: no unused entry; nothing to delete" in Suite.text(again)
+    assert "entr(ies)" not in Suite.text(again)
     assert sorted(_entries(recorded)) == kept
 
 
@@ -101,7 +103,7 @@ def test_dry_run_lists_and_deletes_nothing(suite: Suite, recorded: Path) -> None
     result = suite.run("--ragcheck-judge-prune-dry-run")
     result.assert_outcomes(passed=2)
     text = Suite.text(result)
-    assert "1 unused entr(ies) would be deleted:" in text
+    assert "1 unused entry would be deleted:" in text
     assert unused in text
     assert [n for n in before if n in text] == [unused]
     assert _entries(recorded) == before

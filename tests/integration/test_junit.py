@@ -44,6 +44,8 @@ def _check(suite, *args):
         "ragcheck.mrr@10.delta": "-0.2917",
         "ragcheck.mrr@10.allowed": "0.02",
         "ragcheck.mrr@10.status": "regressed",
+        # Two of four cases changed: too few for the paired test, the tolerance decided.
+        "ragcheck.mrr@10.basis": "tolerance",
     }
     assert {k for k in props["test_regressed"] if "latency" in k} == {
         "ragcheck.latency_p50_ms",

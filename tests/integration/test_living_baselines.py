@@ -92,11 +92,13 @@ def test_a_growing_golden_set_keeps_its_regression_check(suite, run_mode) -> Non
     result.stdout.fnmatch_lines(
         [
             # The first line states the worst finding: it is pytest's short summary.
-            "mrr@3 regressed 1.000 → 0.500 (Δ −0.500) (+1 more) "
+            "mrr@3 regressed 1.000 → 0.500 on 10 shared (Δ −0.500) (+1 more) "
             "(ragcheck failed for golden.jsonl (15 cases, k=3))",
             "Regressed against the baseline:",
-            "  mrr@3: 1.000 → 0.500 (Δ −0.500, allowed 0.020, p=0.0312, 95% CI [[]*",
-            "  recall@5: 1.000 → 0.900 (Δ −0.100, allowed 0.020, p=0.5, 95% CI [[]*",
+            "  mrr@3: 1.000 → 0.500 on 10 shared (Δ −0.500, allowed 0.020, p=0.0312, 95% CI "
+            "[[]*[]]) · 0.667 on all 15",
+            "  recall@5: 1.000 → 0.900 on 10 shared (Δ −0.100, allowed 0.020, p=0.5, 95% CI "
+            "[[]*[]]) · 0.933 on all 15",
             "    judged by tolerance alone: only 1 case(s) changed, too few for the paired "
             "test to reach p ≤ 0.05",
             "  cases that got worse most (mrr@3, before → after):",
@@ -146,7 +148,7 @@ def test_a_growing_golden_set_keeps_its_regression_check(suite, run_mode) -> Non
     result = suite.run(*run_mode)
     result.assert_outcomes(failed=1)
     text = suite.text(result)
-    assert "mrr@3 regressed 1.000 → 0.375 (Δ −0.625)" in text
+    assert "mrr@3 regressed 1.000 → 0.375 on 8 shared (Δ −0.625)" in text
     assert (
         "Golden set changed since the baseline: 1 added (q11), 2 removed (q9, q10); "
         "compared on the 8 shared case(s)."
@@ -189,7 +191,8 @@ def test_a_regression_in_one_tag_fails_naming_the_tag(suite, run_mode) -> None:
             "(ragcheck failed for golden.jsonl (30 cases, k=10))",
             "Regressed against the baseline:",
             # Ten of ten pricing cases dropped: p = 2**-10, Holm-corrected over two tags.
-            "  mrr@10 [[]tag pricing[]]: 1.000 → 0.500 (Δ −0.500, allowed 0.020, p=0.00195, *",
+            "  mrr@10 [[]tag pricing[]]: 1.000 → 0.500 (Δ −0.500, allowed 0.020, p=0.00195 Holm "
+            "over 2 tags, *",
         ]
     )
     regressed = text.split("Regressed against the baseline:")[1].split("\n\n")[0]
@@ -244,10 +247,11 @@ def test_four_of_twelve_cases_dropping_fail_by_tolerance_alone(suite, run_mode) 
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "mrr@10 regressed 0.750 → 0.417 (Δ −0.333) (ragcheck failed for golden.jsonl*",
+            "mrr@10 regressed (tolerance; too few changed cases to test) 0.750 → 0.417 "
+            "(Δ −0.333) (ragcheck failed for golden.jsonl*",
             "  mrr@10: 0.750 → 0.417 (Δ −0.333, allowed 0.020, p=0.0625, 95% CI [[]*",
             "    judged by tolerance alone: only 4 case(s) changed, too few for the paired "
-            "test to reach p ≤ 0.05",
+            "test to reach p ≤ 0.05; smallest detectable change 0.187",
         ]
     )
     # The summary says how small a drop twelve such cases can see: (z.95 + z.8) · s / √12.

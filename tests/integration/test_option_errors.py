@@ -72,6 +72,12 @@ BAD_VALUES = [
         id="ini-report",
     ),
     pytest.param(
+        ["--ragcheck-no-judge=maybe"],
+        {},
+        "--ragcheck-no-judge / ragcheck_no_judge must be 'fail' or 'skip', got 'maybe'",
+        id="cli-no-judge",
+    ),
+    pytest.param(
         [],
         {"ragcheck_no_summary": "maybe"},
         "ini ragcheck_no_summary: invalid truth value 'maybe'",

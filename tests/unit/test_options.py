@@ -51,9 +51,11 @@ def test_every_value_is_read(tmp_path):
             "judge_offline": True,
             "fail_on_improvement": True,
             "baseline_precision": " 2 ",
+            "no_judge": " Skip ",
         },
     )
     assert options.no_summary
+    assert options.no_judge == "skip"
     assert options.defaults.tolerance == 0.05
     assert options.defaults.concurrency == 4
     judge = options.defaults.judge

@@ -525,7 +525,10 @@ def test_numbers_read_as_in_the_terminal(browser, tmp_path):
     document = sample_document()
     test = next(t for t in document["tests"] if t["nodeid"].endswith("test_smoke"))
     metric = next(m for m in test["metrics"] if m["name"] == "mrr@10")
-    rows = [dict(metric, name=f"mrr@{i + 1}", value=v, baseline=v) for i, v in enumerate(tricky)]
+    rows = [
+        dict(metric, name=f"mrr@{i + 1}", value=v, current=v, baseline=v)
+        for i, v in enumerate(tricky)
+    ]
     test["metrics"] = rows
     path = tmp_path / "numbers.html"
     path.write_text(render_html(document), encoding="utf-8")
