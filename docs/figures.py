@@ -147,6 +147,7 @@ def bm25_ndcg(**config: Any) -> float:
     from retriever import BM25Config, BM25Retriever, load_corpus
 
     from pytest_ragcheck import evaluate
+
     retriever = BM25Retriever(load_corpus(), BM25Config(**config))
     golden = ROOT / "example_suite" / "golden" / "cranfield.jsonl"
     return float(evaluate(retriever, golden, k=10, metrics=["ndcg@10"])["ndcg@10"])
