@@ -119,7 +119,8 @@ def load_golden(
             )
         source = source["cases"]
     if isinstance(source, Iterable) and not isinstance(source, bytes | Mapping):
-        return from_objects(source)
+        with no_collections():  # as a file's cases are read: each case is kept
+            return from_objects(source)
     raise GoldenSetError(
         "cases= must be a path (.jsonl, .json or a BEIR folder) or a list of cases/dicts, "
         f"got {type(source).__name__}"

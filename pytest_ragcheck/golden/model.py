@@ -26,7 +26,7 @@ from pydantic import (
 from pytest_ragcheck.common.collector import no_collections
 from pytest_ragcheck.common.errors import GoldenSetError, did_you_mean
 from pytest_ragcheck.common.escapes import utf8_writable
-from pytest_ragcheck.golden.hashing import all_hashes, case_digest, scored_json
+from pytest_ragcheck.golden.hashing import all_hashes, case_digest, hashable, scored_json
 from pytest_ragcheck.golden.ids import as_id
 from pytest_ragcheck.golden.spans import normalize_text
 
@@ -218,6 +218,12 @@ class GoldenSet:
                     "(\\ud800-\\udfff without its pair, e.g. from a name decoded with "
                     "surrogateescape), which is not text; fix or remove it"
                 ) from None
+
+    def check_hashable(self) -> None:
+        """Raise the error :attr:`content_hash` would raise (a string that is not text), without
+        hashing: a run's hash is made only when something reads it."""
+        if "_hashes" not in self.__dict__ and not hashable(self.cases):
+            self._hashes  # noqa: B018 (raises the GoldenSetError that names the case)
 
     def subset_hash(self, ids: Collection[str]) -> str:
         """``content_hash`` of the cases whose id is in ``ids``, in this set's order.

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.common.display import counted
 from pytest_ragcheck.common.errors import GoldenSetError
+from pytest_ragcheck.run.columns import hit_id_list
 
 if TYPE_CHECKING:
     from pytest_ragcheck.golden import GoldenCase
@@ -92,19 +93,18 @@ def _id_check(
     # A case that finds one of its own judged ids is matched (all the look-ups most cases
     # need: the first hit's, with a good retriever): the golden set's other ids are gathered
     # only when some case is not.
-    if not any(
-        c.mode == "ids"
-        and o.error is None
-        and o.hits
-        and o.hits[0].id not in (own := c._grades)
-        and own.keys().isdisjoint([h.id for h in o.hits])
-        for c, o in zip(cases, outcomes, strict=True)
-    ):
+    for case, outcome in zip(cases, outcomes, strict=True):
+        hits, own = outcome.hits, case._grades  # judged ids: the case matches by id
+        if hits and own and outcome.error is None:
+            ids = hit_id_list(hits)
+            if ids[0] not in own and own.keys().isdisjoint(ids):
+                break
+    else:
         return None
     judged = [(c, o) for c, o in zip(cases, outcomes, strict=True) if c.mode == "ids"]
     known = set(chain.from_iterable([c._grades for c, _ in judged]))
     checked = [(c, o) for c, o in judged if o.error is None and o.hits]
-    unmatched = [(c, o) for c, o in checked if known.isdisjoint([h.id for h in o.hits])]
+    unmatched = [(c, o) for c, o in checked if known.isdisjoint(hit_id_list(o.hits))]
     if not known or not unmatched:
         return None
     keys = Counter(
