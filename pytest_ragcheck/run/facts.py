@@ -90,21 +90,18 @@ def _id_check(
     cases: Sequence[GoldenCase], outcomes: Sequence[RetrievalOutcome]
 ) -> dict[str, Any] | None:
     """Cases whose hits hold no id the golden set knows (any case's judged ids)."""
-    # A case that finds one of its own judged ids is matched (all the look-ups most cases
-    # need: the first hit's, with a good retriever): the golden set's other ids are gathered
-    # only when some case is not.
-    for case, outcome in zip(cases, outcomes, strict=True):
-        hits, own = outcome.hits, case._grades  # judged ids: the case matches by id
-        if hits and own and outcome.error is None:
-            ids = hit_id_list(hits)
-            if ids[0] not in own and own.keys().isdisjoint(ids):
-                break
-    else:
-        return None
-    judged = [(c, o) for c, o in zip(cases, outcomes, strict=True) if c.mode == "ids"]
-    known = set(chain.from_iterable([c._grades for c, _ in judged]))
-    checked = [(c, o) for c, o in judged if o.error is None and o.hits]
-    unmatched = [(c, o) for c, o in checked if known.isdisjoint(hit_id_list(o.hits))]
+    # A case matches by id when it has judged ids (``mode == "ids"``); each pass is a C-level
+    # look-up per case (a large run's every case), the rest only for the unmatched ones.
+    grades = [c._grades for c in cases]
+    ids = [hit_id_list(o.hits) if o.error is None and o.hits else None for o in outcomes]
+    known = set(chain.from_iterable(grades))
+    checked = [i for i, (own, found) in enumerate(zip(grades, ids, strict=True)) if own and found]
+    lists = [ids[i] or () for i in checked]
+    unmatched = [
+        (cases[i], outcomes[i])
+        for i, disjoint in zip(checked, map(known.isdisjoint, lists), strict=True)
+        if disjoint
+    ]
     if not known or not unmatched:
         return None
     keys = Counter(
