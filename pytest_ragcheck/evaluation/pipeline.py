@@ -90,7 +90,6 @@ def _evaluate(
     answers.check_references(to_run, settings.metrics, golden.source)
     clock = time.perf_counter()
     run, retrieval = _retrieve(retriever, to_run, golden.source, settings, progress)
-    settle()  # the hits live to the end of the run
     timings = {"retrieve_s": time.perf_counter() - clock}
 
     with no_collections():  # only the run's own objects here, and no reference cycles
@@ -188,6 +187,7 @@ def _retrieve(
         run = run_batches(retriever, queries, options, settings.batch_size, progress=shown)
     else:
         run = run_cases(retriever, queries, options, progress=shown)
+    settle()  # the hits live to the end of the run: the checks below need not walk them
     return run, retrieval_info(run, cases, settings.metrics, depth)
 
 

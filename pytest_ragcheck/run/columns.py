@@ -12,13 +12,13 @@ dict keys, metadata, Document objects, a mixed list) goes through
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from itertools import chain, repeat
+from itertools import repeat
 from operator import itemgetter
 from typing import Any, overload
 
 from pytest_ragcheck.run.hits import Hit, normalize_hits
 
-__all__ = ["HitColumns", "hit_id_list", "read_columns", "read_hits"]
+__all__ = ["HitColumns", "flat_columns", "hit_id_list", "read_columns", "read_hits"]
 
 _STR_ONLY = {str}
 _FLOAT_ONLY = {float}
@@ -91,9 +91,9 @@ class HitColumns(Sequence[Hit]):
         return repr(list(self))
 
 
-def hit_id_list(hits: Sequence[Hit]) -> list[str]:
-    """The ids of ``hits`` in rank order (the column itself for :class:`HitColumns`: never
-    change it)."""
+def hit_id_list(hits: Sequence[Any]) -> list[str]:
+    """The ids of ``hits`` (or of hit records) in rank order (the column itself for
+    :class:`HitColumns`: never change it)."""
     if type(hits) is HitColumns:
         return hits.ids
     return [hit.id for hit in hits]
@@ -177,20 +177,18 @@ def _picked(pick: itemgetter[Any], column: list[Any], size: int) -> list[Any]:
 def flat_columns(
     lists: Sequence[Sequence[Hit]],
 ) -> tuple[list[str], list[str | None], list[float | None]]:
-    """The ids, texts and scores of every hit of ``lists`` in order, one list each."""
-    if all(type(hits) is HitColumns for hits in lists):
-        columns: Sequence[HitColumns] = lists  # type: ignore[assignment]
-        ids = list(chain.from_iterable([c.ids for c in columns]))
-        texts = list(
-            chain.from_iterable(
-                [repeat(None, len(c.ids)) if c.texts is None else c.texts for c in columns]
-            )
-        )
-        scores = list(
-            chain.from_iterable(
-                [repeat(None, len(c.ids)) if c.scores is None else c.scores for c in columns]
-            )
-        )
-        return ids, texts, scores
-    hits = list(chain.from_iterable(lists))
-    return [h.id for h in hits], [h.text for h in hits], [h.score for h in hits]
+    """The ids, texts and scores of every hit of ``lists``, in order, one list each."""
+    ids: list[str] = []
+    texts: list[str | None] = []
+    scores: list[float | None] = []
+    for hits in lists:
+        if type(hits) is HitColumns:
+            ids += hits.ids
+            size = len(hits.ids)
+            texts += repeat(None, size) if hits.texts is None else hits.texts
+            scores += repeat(None, size) if hits.scores is None else hits.scores
+        else:
+            ids += [h.id for h in hits]
+            texts += [h.text for h in hits]
+            scores += [h.score for h in hits]
+    return ids, texts, scores
