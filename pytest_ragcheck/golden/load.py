@@ -83,10 +83,10 @@ def _load_path(path: Path, split: str | None) -> GoldenSet:
         with no_collections():
             if beir is not None:
                 loaded = load_beir(beir, display)
-            elif suffix == ".json":
-                loaded = load_json(path, display)
+            elif suffix == ".json":  # JSON files refuse half a surrogate pair as they are read
+                loaded = load_json(path, display).checked_as_read()
             else:
-                loaded = load_jsonl(path, display)
+                loaded = load_jsonl(path, display).checked_as_read()
         _CACHE[key] = (signature, loaded)
         return loaded
 

@@ -35,6 +35,8 @@ __all__ = ["CaseFacts", "GoldenCase", "GoldenSet", "case_facts", "derive_case_id
 Mode = Literal["ids", "texts", "none"]
 #: Where ``GoldenCase._grades`` keeps what it built, in the instance's ``__dict__``.
 _GRADES_KEY = "_grades_built"
+#: Where a ``GoldenSet`` notes that its strings are all text (``check_hashable``).
+_HASHABLE_KEY = "_hashable"
 
 
 def derive_case_id(query: str) -> str:
@@ -221,9 +223,18 @@ class GoldenSet:
 
     def check_hashable(self) -> None:
         """Raise the error :attr:`content_hash` would raise (a string that is not text), without
-        hashing: a run's hash is made only when something reads it."""
-        if "_hashes" not in self.__dict__ and not hashable(self.cases):
+        hashing: a run's hash is made only when something reads it. Files are checked as
+        they are read (:meth:`checked_as_read`); cases given as objects here."""
+        if self.__dict__.get(_HASHABLE_KEY) or "_hashes" in self.__dict__:
+            return
+        if not hashable(self.cases):
             self._hashes  # noqa: B018 (raises the GoldenSetError that names the case)
+        self.__dict__[_HASHABLE_KEY] = True
+
+    def checked_as_read(self) -> GoldenSet:
+        """This set, known to hold only text (a file reader refused half a surrogate pair)."""
+        self.__dict__[_HASHABLE_KEY] = True
+        return self
 
     def subset_hash(self, ids: Collection[str]) -> str:
         """``content_hash`` of the cases whose id is in ``ids``, in this set's order.

@@ -93,13 +93,14 @@ def _id_check(
     # A case matches by id when it has judged ids (``mode == "ids"``); each pass is a C-level
     # look-up per case (a large run's every case), the rest only for the unmatched ones.
     grades = [c._grades for c in cases]
-    ids = [hit_id_list(o.hits) if o.error is None and o.hits else None for o in outcomes]
+    ids = [hit_id_list(o.hits) if o.error is None else [] for o in outcomes]
     known = set(chain.from_iterable(grades))
     checked = [i for i, (own, found) in enumerate(zip(grades, ids, strict=True)) if own and found]
-    lists = [ids[i] or () for i in checked]
     unmatched = [
         (cases[i], outcomes[i])
-        for i, disjoint in zip(checked, map(known.isdisjoint, lists), strict=True)
+        for i, disjoint in zip(
+            checked, map(known.isdisjoint, [ids[i] for i in checked]), strict=True
+        )
         if disjoint
     ]
     if not known or not unmatched:
