@@ -62,7 +62,8 @@ def check_golden_numbers(
     from pytest_ragcheck.metrics import MAX_EXP_GRADE, MAX_GRADE
 
     exp = any(s.base == "ndcg_exp" for s in specs)
-    every = [grade for case in cases for grade in case._grades.values()]
+    # ``expected_ids`` are grade 1: only the graded ``relevance`` of a case can be out of range
+    every = [grade for case in cases if case.relevance for grade in case.relevance.values()]
     if not every or (
         max(every) <= (MAX_EXP_GRADE if exp else MAX_GRADE) and min(every) >= -MAX_GRADE
     ):
