@@ -1,6 +1,6 @@
 """Benchmark: large golden sets through real pytest sessions (time, memory, report sizes).
 
-    python benchmarks/bench_scale.py [--cases 50000,200000] [--quick]
+    python benchmarks/bench_scale.py [--cases 50000,200000] [--quick] [--no-parallel]
 
 For each size a temporary project gets a golden JSONL file (two expected ids per case) and a
 test whose retriever is trivial (ten ``(id, score)`` pairs built in Python), with the default
@@ -287,11 +287,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", default="50000,200000", help="comma-separated sizes")
     parser.add_argument("--quick", action="store_true", help="20,000 cases, no -n 2 run")
+    parser.add_argument("--no-parallel", action="store_true", help="no -n 2 run")
     args = parser.parse_args()
     sizes = [20_000] if args.quick else [int(x) for x in args.cases.split(",")]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
     for n in sizes:
-        bench(n, parallel=not args.quick)
+        bench(n, parallel=not (args.quick or args.no_parallel))
 
 
 if __name__ == "__main__":

@@ -648,6 +648,14 @@ def batch_rows(out: str) -> list[str]:
     ]
 
 
+@figure("bench-peers")
+def _bench_peers() -> str:
+    """The Markdown table ``bench_peers.py`` prints last: ``evaluate()`` end to end against
+    the pytrec_eval loop, ranx and LlamaIndex's evaluator, with ``evaluate()``'s ratio."""
+    out = bench("bench_peers.py")
+    return table([line for line in out.splitlines() if line.startswith("|")])
+
+
 BENCHMARK_FIGURES = frozenset(n for n in FIGURES if n.startswith("bench-"))
 
 

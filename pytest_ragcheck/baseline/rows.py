@@ -93,9 +93,12 @@ class ResultHits(Mapping[str, tuple[str, ...]]):
             if None not in ranked
             else [c.hits if r is None else r[0] for c, r in zip(cases, ranked, strict=True)]
         )
-        if max(map(len, lists), default=0) > depth:
-            lists = [r[:depth] for r in lists]
-        return list(map(attrgetter("id"), chain.from_iterable(lists))), list(map(len, lists))
+        from pytest_ragcheck.run.columns import hit_id_list
+
+        ids = list(map(hit_id_list, lists))  # a column itself: never changed here
+        if max(map(len, ids), default=0) > depth:
+            ids = [r[:depth] for r in ids]
+        return list(chain.from_iterable(ids)), list(map(len, ids))
 
 
 def result_cases(

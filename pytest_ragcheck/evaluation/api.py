@@ -39,10 +39,12 @@ def evaluate(
     ``JudgeSettings``. Other keywords are the marker's (``tags``, ``concurrency``, ``timeout``,
     ``on_error``, ``empty``...); thresholds are not checked here: read ``result[...]``.
     """
+    from pytest_ragcheck.common.collector import fewer_collections
     from pytest_ragcheck.evaluation.pipeline import evaluate_golden
 
-    golden, settings = _prepare(cases, k, metrics, judge, options, where="evaluate()")
-    return evaluate_golden(retriever, golden, settings)
+    with fewer_collections():  # the cases loaded are kept: no collection walks them again
+        golden, settings = _prepare(cases, k, metrics, judge, options, where="evaluate()")
+        return evaluate_golden(retriever, golden, settings)
 
 
 def compare(
@@ -63,13 +65,15 @@ def compare(
     change), Holm-corrected across the systems at ``significance`` (``None``: means only). ``print(cmp)`` shows the table;
     ``cmp.better("hybrid", "bm25", "ndcg@10")`` asserts; ``cmp.to_pandas()`` for notebooks.
     """
+    from pytest_ragcheck.common.collector import fewer_collections
     from pytest_ragcheck.evaluation.pipeline import evaluate_golden
     from pytest_ragcheck.explore.systems import check_level, check_systems, compare_results
 
     systems = check_systems(retrievers)
     level = check_level(significance)
-    golden, settings = _prepare(cases, k, metrics, judge, options, where="compare()")
-    results = {name: evaluate_golden(r, golden, settings) for name, r in systems.items()}
+    with fewer_collections():  # as in evaluate()
+        golden, settings = _prepare(cases, k, metrics, judge, options, where="compare()")
+        results = {name: evaluate_golden(r, golden, settings) for name, r in systems.items()}
     return compare_results(results, significance=level)
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.common.collector import fewer_collections, no_collections, settle
 from pytest_ragcheck.common.errors import GoldenSetError
-from pytest_ragcheck.evaluation.result import CaseResult, Result
+from pytest_ragcheck.evaluation.result import FROM_GOLDEN, CaseResult, Result
 
 if TYPE_CHECKING:
     from pytest_ragcheck.evaluation.settings import Settings
@@ -124,7 +124,6 @@ def _evaluate(
     table = check_facets(to_run, settings, source=golden.source)
     clock = time.perf_counter()
     run, retrieval = _retrieve(retriever, to_run, golden.source, settings, progress)
-    settle()  # the hits live to the end of the run
     timings = {"retrieve_s": time.perf_counter() - clock}
 
     with no_collections():  # only the run's own objects here, and no reference cycles
@@ -193,7 +192,7 @@ def _evaluate(
     if latencies:  # no call succeeded: no latency either (a ceiling would pass on a 0.0)
         latencies += late
         aggregates.update(metric_fns.latency_percentiles(latencies))
-    golden_hash = golden.content_hash
+    golden.check_hashable()  # the hash itself is made when read
     # Everything but the retrieval counts as evaluation, the checks and hashing before it too.
     timings["evaluate_s"] = time.perf_counter() - started - timings["retrieve_s"]
     timings["metrics_s"] = scored.metrics_s
@@ -204,7 +203,7 @@ def _evaluate(
         cases=cases,
         k=settings.k,
         specs=specs,
-        golden_hash=golden_hash,
+        golden_hash=FROM_GOLDEN,
         golden_source=golden.source,
         info=info,
         golden=golden,
@@ -247,6 +246,7 @@ def _retrieve(
         run = run_batches(retriever, queries, options, settings.batch_size, progress=shown)
     else:
         run = run_cases(retriever, queries, options, progress=shown)
+    settle()  # the hits live to the end of the run: the checks below need not walk them
     return run, retrieval_info(run, cases, settings.metrics, depth)
 
 

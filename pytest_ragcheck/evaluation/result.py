@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pytest_ragcheck.golden import GoldenSet
     from pytest_ragcheck.run.hits import Hit
 
-__all__ = ["CaseResult", "HitRecord", "Result", "hit_ids"]
+__all__ = ["FROM_GOLDEN", "CaseResult", "HitRecord", "Result", "hit_ids"]
 
 CaseStatus = Literal["ok", "error", "skipped"]
 
@@ -148,9 +148,13 @@ setattr(CaseResult, "hits", property(_get_hits, _set_hits, doc="The hits as HitR
 
 
 def hit_ids(case: CaseResult) -> list[str]:
-    """The ranked ids of ``case`` without building its hit records."""
+    """The ranked ids of ``case`` without building its hit records (a new list)."""
     ranked = case._ranked
-    return [h.id for h in (ranked[0] if ranked is not None else case.hits)]
+    if ranked is None:
+        return [h.id for h in case.hits]
+    from pytest_ragcheck.run.columns import hit_id_list
+
+    return list(hit_id_list(ranked[0]))
 
 
 @dataclass(slots=True)
@@ -298,6 +302,29 @@ class Result:
         from pytest_ragcheck.common.escapes import json_safe
 
         return json.dumps(json_safe(self.to_dict()), ensure_ascii=False, **dump_options)
+
+
+#: ``Result(golden_hash=FROM_GOLDEN, golden=...)``: the hash is ``golden.content_hash``, made
+#: when first read (``evaluate()``'s caller may never read it; a baseline does).
+FROM_GOLDEN = "\x00from golden"
+#: The slot the dataclass made for ``golden_hash``; the property below fronts it.
+_HASH_SLOT: Any = vars(Result)["golden_hash"]
+
+
+def _get_golden_hash(result: Result) -> str:
+    value: str = _HASH_SLOT.__get__(result, Result)
+    if value == FROM_GOLDEN:
+        golden = result.golden
+        value = "" if golden is None else golden.content_hash
+        _HASH_SLOT.__set__(result, value)
+    return value
+
+
+setattr(  # noqa: B010 (mypy)
+    Result,
+    "golden_hash",
+    property(_get_golden_hash, _HASH_SLOT.__set__, doc="The golden set's content hash."),
+)
 
 
 def _finite(value: float) -> float | None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from pytest_ragcheck.evaluation.result import CaseResult, HitRecord
 from pytest_ragcheck.metrics.names import RANK_METRICS
+from pytest_ragcheck.run.columns import hit_id_list
 
 if TYPE_CHECKING:
     from pytest_ragcheck.evaluation.settings import Settings
@@ -36,7 +37,6 @@ _MISS_ID = "\x00miss:{}"
 _RECALL_LIKE = ("recall", "hit_rate_granular")
 _ANSWER = attrgetter("answer")
 _ERROR = attrgetter("error")
-_ID = attrgetter("id")
 #: Placeholder ``hits`` of a quick case result: ``_ranked`` is set, so the first read of
 #: ``case.hits`` replaces it with the built records (nothing ever sees or changes this list).
 _NO_RECORDS: list[HitRecord] = []
@@ -99,7 +99,7 @@ def _score_by_ids(
     values: list[dict[str, float]] = [{} for _ in outcomes]
     if rank_specs and scored:
         hits = [outcomes[i].hits for i in scored] if not every else [o.hits for o in outcomes]
-        rankings = list(map(list, map(map, repeat(_ID), hits)))
+        rankings = _rankings(hits, rank_specs)
         relevances = grades if every else [grades[i] for i in scored]
         columns, metrics_s = _engine(rankings, relevances, rank_specs)
         targets = values if every else [values[i] for i in scored]
@@ -129,6 +129,18 @@ def _score_by_ids(
         )
     ]
     return Scored(results, metrics_s, columns)
+
+
+def _rankings(hits: list[Sequence[Hit]], specs: list[MetricSpec]) -> list[list[str]]:
+    """The ranked ids the engine reads: only as deep as its largest cutoff (the engine's own
+    rule: ``metrics.engine.evaluate_blocks``), the whole ranking when a metric has none."""
+    rankings = list(map(hit_id_list, hits))
+    if any(s.k is None or not s.metric.cutoff for s in specs):
+        return rankings
+    depth = max(s.k for s in specs if s.k is not None)
+    if max(map(len, rankings), default=0) <= depth:
+        return rankings
+    return [ranking[:depth] for ranking in rankings]
 
 
 def _score_general(
@@ -215,7 +227,7 @@ def _case_result(
             match,
         )
     result._ranked = (hits, relevance)  # HitRecords only when ``hits`` is read
-    return result, [h.id for h in hits], relevance, None
+    return result, list(hit_id_list(hits)), relevance, None
 
 
 def _hit_record(index: int, hit: Hit, *, grade: int, spans: tuple[int, ...] = ()) -> HitRecord:

@@ -170,6 +170,19 @@ class CaseBuilder:
         else:
             self.add(raw, f"{self.title}:{number}", f"line {number}")
 
+    def add_item(self, raw: object, position: int) -> None:
+        """:meth:`add` for item ``position`` of an in-memory list (``case #3``), whose words
+        are written only when there is a problem, as :meth:`add_line`'s."""
+        if type(raw) is dict and (case := plain_case(raw)) is not None:
+            case_id = case.id
+            if case_id not in self._first_seen:
+                self._first_seen[case_id] = f"case #{position}"
+                if raw.get("id") is None:
+                    self._derived.add(case_id)
+                self.cases.append(case)
+                return
+        self.add(raw, f"case #{position}", f"case #{position}")
+
     def _repeated(self, case_id: str, derived: bool, where: str) -> None:
         first = self._first_seen[case_id]
         first_place = f"line {first}" if type(first) is int else first
@@ -196,5 +209,5 @@ def from_objects(items: Iterable[object]) -> GoldenSet:
     """An in-memory golden set: ``GoldenCase`` objects or dicts, named ``case #N`` in messages."""
     builder = CaseBuilder("cases")
     for position, raw in enumerate(items, 1):
-        builder.add(raw, f"case #{position}", f"case #{position}")
+        builder.add_item(raw, position)
     return builder.finish("<cases>")

@@ -11,11 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
+from itertools import chain
+from operator import attrgetter
 from typing import Protocol
 
 from pytest_ragcheck.golden.subtopics import subtopics_json
 
-__all__ = ["HASH_VERSION", "HashedCase", "all_hashes", "case_digest", "scored_json"]
+__all__ = ["HASH_VERSION", "HashedCase", "all_hashes", "case_digest", "hashable", "scored_json"]
 
 
 class HashedCase(Protocol):
@@ -132,3 +134,30 @@ def all_hashes(cases: Sequence[HashedCase]) -> tuple[str, dict[str, str]]:
         digest.update((b"," if start else b"") + ",".join(members).encode())
     digest.update(b'],"version":%d}' % HASH_VERSION)
     return digest.hexdigest(), per_case
+
+
+def hashable(cases: Sequence[HashedCase]) -> bool:
+    """Whether :func:`all_hashes` can write every case as UTF-8 (no string holds half a
+    surrogate pair), in a few C-level passes: the hash itself waits until it is read."""
+    columns = [
+        map(attrgetter(name), cases)
+        for name in ("id", "query", "expected_ids", "relevance", "expected_texts")
+    ]
+    ids, queries, expected, relevance, texts = columns
+    answers = [
+        answer for answer in map(attrgetter("reference_answer"), cases) if answer is not None
+    ]
+    every = chain(
+        ids,
+        queries,
+        chain.from_iterable(expected),
+        chain.from_iterable(relevance),
+        chain.from_iterable(texts),
+        answers,
+        chain.from_iterable(map(attrgetter("reference_answers"), cases)),
+    )
+    try:
+        "".join(every).encode()
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -83,10 +83,10 @@ def _load_path(path: Path, split: str | None) -> GoldenSet:
         with no_collections():
             if beir is not None:
                 loaded = load_beir(beir, display)
-            elif suffix == ".json":
-                loaded = load_json(path, display)
+            elif suffix == ".json":  # JSON files refuse half a surrogate pair as they are read
+                loaded = load_json(path, display).checked_as_read()
             else:
-                loaded = load_jsonl(path, display)
+                loaded = load_jsonl(path, display).checked_as_read()
         _CACHE[key] = (signature, loaded)
         return loaded
 
@@ -119,7 +119,8 @@ def load_golden(
             )
         source = source["cases"]
     if isinstance(source, Iterable) and not isinstance(source, bytes | Mapping):
-        return from_objects(source)
+        with no_collections():  # as a file's cases are read: each case is kept
+            return from_objects(source)
     raise GoldenSetError(
         "cases= must be a path (.jsonl, .json or a BEIR folder) or a list of cases/dicts, "
         f"got {type(source).__name__}"

@@ -27,7 +27,7 @@ from pydantic import (
 from pytest_ragcheck.common.collector import no_collections
 from pytest_ragcheck.common.errors import GoldenSetError, did_you_mean
 from pytest_ragcheck.common.escapes import utf8_writable
-from pytest_ragcheck.golden.hashing import all_hashes, case_digest, scored_json
+from pytest_ragcheck.golden.hashing import all_hashes, case_digest, hashable, scored_json
 from pytest_ragcheck.golden.ids import as_id
 from pytest_ragcheck.golden.spans import normalize_text
 from pytest_ragcheck.golden.subtopics import check_subtopic_texts, check_subtopics
@@ -54,6 +54,8 @@ NO_ANSWER_FIELDS = (
 )
 #: Where ``GoldenCase._grades`` keeps what it built, in the instance's ``__dict__``.
 _GRADES_KEY = "_grades_built"
+#: Where a ``GoldenSet`` notes that its strings are all text (``check_hashable``).
+_HASHABLE_KEY = "_hashable"
 
 
 def derive_case_id(query: str) -> str:
@@ -277,6 +279,21 @@ class GoldenSet:
                     "(\\ud800-\\udfff without its pair, e.g. from a name decoded with "
                     "surrogateescape), which is not text; fix or remove it"
                 ) from None
+
+    def check_hashable(self) -> None:
+        """Raise the error :attr:`content_hash` would raise (a string that is not text), without
+        hashing: a run's hash is made only when something reads it. Files are checked as
+        they are read (:meth:`checked_as_read`); cases given as objects here."""
+        if self.__dict__.get(_HASHABLE_KEY) or "_hashes" in self.__dict__:
+            return
+        if not hashable(self.cases):
+            self._hashes  # noqa: B018 (raises the GoldenSetError that names the case)
+        self.__dict__[_HASHABLE_KEY] = True
+
+    def checked_as_read(self) -> GoldenSet:
+        """This set, known to hold only text (a file reader refused half a surrogate pair)."""
+        self.__dict__[_HASHABLE_KEY] = True
+        return self
 
     def subset_hash(self, ids: Collection[str]) -> str:
         """``content_hash`` of the cases whose id is in ``ids``, in this set's order.

@@ -160,6 +160,7 @@ class RagcheckFixture:
         from pytest_ragcheck.evaluation.pipeline import evaluate_golden
         from pytest_ragcheck.gate.verdict import check_floors, failure_message
         from pytest_ragcheck.plugin.reporting import make_progress
+        from pytest_ragcheck.report.paths import JSON_FORMATS, report_format
         from pytest_ragcheck.report.record import build_record, junit_properties
 
         request = self._request
@@ -195,7 +196,7 @@ class RagcheckFixture:
             verdict=verdict,
             settings=settings,
             baseline=baseline_info,
-            pack_all=any(p.suffix.lower() == ".json" for p in options.report_paths),
+            pack_all=any(report_format(p) in JSON_FORMATS for p in options.report_paths),
         )
         if options.propose_labels is not None:
             from pytest_ragcheck.judge.proposals import label_proposals

@@ -46,8 +46,9 @@ class OptionSpec:
 OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "report",
-        "write a report of every ragcheck test: PATH ending in .json, .md or .html "
-        "(several: repeat the option, or separate them with commas)",
+        "write a report of every ragcheck test: PATH ending in .json, .md or .html, or "
+        ".json.gz for the JSON report compressed (several: repeat the option, or separate "
+        "them with commas)",
         repeats=True,
     ),
     OptionSpec("tolerance", "absolute drop allowed against the baseline (default 0.02)"),

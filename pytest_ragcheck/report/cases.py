@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any, cast
 from pytest_ragcheck.common.display import TEXT_LIMIT, clip
 from pytest_ragcheck.common.escapes import escapes, json_safe
 from pytest_ragcheck.report.packing import pack, unpacked_text
+from pytest_ragcheck.run.columns import flat_columns
 
 if TYPE_CHECKING:
     from pytest_ragcheck.evaluation.result import CaseResult, HitRecord
-    from pytest_ragcheck.run.hits import Hit
 
 __all__ = [
     "HIST_BINS",
@@ -122,7 +122,7 @@ def cases_json(cases: Sequence[CaseResult], baselines: Sequence[Mapping[str, flo
     ]
     counts = list(map(len, lists))
     grades = [_no_grade if r is None else r[1].get for r in ranked]
-    pieces = _hit_pieces(list(chain.from_iterable(lists)), grades, counts)
+    pieces = _hit_pieces(*flat_columns(lists), grades, counts)
     ends = list(accumulate([5 * c for c in counts]))
     hits = list(map("".join, map(pieces.__getitem__, map(slice, [0, *ends[:-1]], ends))))
     totals = [
@@ -185,17 +185,18 @@ def _texts(
 
 
 def _hit_pieces(
-    hits: Sequence[Hit], grades: Sequence[Callable[[str, int], int]], counts: Sequence[int]
+    ids: list[str],
+    texts: list[str | None],
+    scores: list[float | None],
+    grades: Sequence[Callable[[str, int], int]],
+    counts: Sequence[int],
 ) -> list[str]:
-    """Five texts per runner's hit that make its entry as ``HitRecord`` would have it (rank,
-    id, text, score, grade with the spans and relevance, with the pieces between them);
-    ``grades`` and ``counts`` per case."""
-    size = len(hits)
+    """Five texts per runner's hit (its ``ids``, ``texts`` and ``scores``) that make its entry
+    as ``HitRecord`` would have it (rank, id, text, score, grade with the spans and relevance,
+    with the pieces between them); ``grades`` and ``counts`` per case."""
+    size = len(ids)
     if not size:
         return []
-    ids = [h.id for h in hits]
-    texts = [h.text for h in hits]
-    scores = [h.score for h in hits]
     found = list(map(call, chain.from_iterable(map(repeat, grades, counts)), ids, repeat(0)))
     out = [""] * (5 * size)
     try:  # ids that need no escaping go in as they are, between the quotes of their neighbours

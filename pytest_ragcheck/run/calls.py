@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple, TypeVar
 
 from pytest_ragcheck.common.errors import exception_message
-from pytest_ragcheck.run import retrievers
+from pytest_ragcheck.run import columns, retrievers
 from pytest_ragcheck.run.aio import LazyTimeout, await_value, read_async, read_lazy, run_blocking
 from pytest_ragcheck.run.concurrency import Contention, RunOptions
 from pytest_ragcheck.run.hits import Hit, normalize_hits
@@ -45,7 +45,13 @@ _TRACEBACK_FRAMES = 12
 _ERROR_WIDTH = 300
 #: Files whose frames sit in front of the user's code in a traceback (the hit readers too).
 _OWN_FILES = frozenset(
-    {__file__, retrievers.__file__, inspect.getfile(normalize_hits), inspect.getfile(split_output)}
+    {
+        __file__,
+        retrievers.__file__,
+        columns.__file__,
+        inspect.getfile(normalize_hits),
+        inspect.getfile(split_output),
+    }
 )
 
 
@@ -145,7 +151,10 @@ def finish(
     """One query's outcome from what the retriever returned for it: its hits, or why not."""
     try:
         answer, raw = (None, raw) if type(raw) is list else split_output(raw)
-        hits, duplicates = normalize_hits(raw, id_key=options.id_key, sources=options.sources)
+        if options.sources is None:  # the common shapes as columns, no object per hit
+            hits, duplicates = columns.read_hits(raw, id_key=options.id_key)
+        else:  # an authority metric reads each hit's source: the general reader
+            hits, duplicates = normalize_hits(raw, id_key=options.id_key, sources=options.sources)
     except TypeError as exc:  # its ``__cause__``: a hit whose own code raised, where it did
         cause = exc.__cause__
         if cause is not None and stops_session(cause):

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.common.display import counted
 from pytest_ragcheck.common.errors import GoldenSetError
+from pytest_ragcheck.run.columns import hit_id_list
 
 if TYPE_CHECKING:
     from pytest_ragcheck.golden import GoldenCase
@@ -61,7 +62,8 @@ def check_golden_numbers(
     from pytest_ragcheck.metrics import MAX_EXP_GRADE, MAX_GRADE
 
     exp = any(s.base == "ndcg_exp" for s in specs)
-    every = [grade for case in cases for grade in case._grades.values()]
+    # ``expected_ids`` are grade 1: only the graded ``relevance`` of a case can be out of range
+    every = [grade for case in cases if case.relevance for grade in case.relevance.values()]
     if not every or (
         max(every) <= (MAX_EXP_GRADE if exp else MAX_GRADE) and min(every) >= -MAX_GRADE
     ):
@@ -89,22 +91,19 @@ def _id_check(
     cases: Sequence[GoldenCase], outcomes: Sequence[RetrievalOutcome]
 ) -> dict[str, Any] | None:
     """Cases whose hits hold no id the golden set knows (any case's judged ids)."""
-    # A case that finds one of its own judged ids is matched (all the look-ups most cases
-    # need: the first hit's, with a good retriever): the golden set's other ids are gathered
-    # only when some case is not.
-    if not any(
-        c.mode == "ids"
-        and o.error is None
-        and o.hits
-        and o.hits[0].id not in (own := c._grades)
-        and own.keys().isdisjoint([h.id for h in o.hits])
-        for c, o in zip(cases, outcomes, strict=True)
-    ):
-        return None
-    judged = [(c, o) for c, o in zip(cases, outcomes, strict=True) if c.mode == "ids"]
-    known = set(chain.from_iterable([c._grades for c, _ in judged]))
-    checked = [(c, o) for c, o in judged if o.error is None and o.hits]
-    unmatched = [(c, o) for c, o in checked if known.isdisjoint([h.id for h in o.hits])]
+    # A case matches by id when it has judged ids (``mode == "ids"``); each pass is a C-level
+    # look-up per case (a large run's every case), the rest only for the unmatched ones.
+    grades = [c._grades for c in cases]
+    ids = [hit_id_list(o.hits) if o.error is None else [] for o in outcomes]
+    known = set(chain.from_iterable(grades))
+    checked = [i for i, (own, found) in enumerate(zip(grades, ids, strict=True)) if own and found]
+    unmatched = [
+        (cases[i], outcomes[i])
+        for i, disjoint in zip(
+            checked, map(known.isdisjoint, [ids[i] for i in checked]), strict=True
+        )
+        if disjoint
+    ]
     if not known or not unmatched:
         return None
     keys = Counter(
@@ -113,14 +112,14 @@ def _id_check(
     retrieved = list(dict.fromkeys(h.id for _, o in unmatched for h in o.hits))[:_SHOWN]
     golden = list(dict.fromkeys(doc for c, _ in unmatched for doc in c.relevance_map()))
     key, matches = keys.most_common(1)[0] if keys else (None, 0)
-    hits = sum(len(o.hits) for _, o in checked)
+    hits = sum(len(ids[i]) for i in checked)
     return {
         "checked": len(checked),
         "unmatched": len(unmatched),
         # Across the whole run: how many hits are ids the golden set knows. Many are when the
         # ids are right and the unmatched cases are misses, not an id mismatch.
         "hits": hits,
-        "known_hits": sum(1 for _, o in checked for h in o.hits if h.id in known),
+        "known_hits": sum(1 for i in checked for hit_id in ids[i] if hit_id in known),
         "unmatched_ids": [c.id for c, _ in unmatched[:5]],
         "retrieved_sample": retrieved,
         "golden_sample": golden[:_SHOWN],
