@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.common.display import counted
 from pytest_ragcheck.common.errors import GoldenSetError
-from pytest_ragcheck.run.columns import hit_id_list
+from pytest_ragcheck.run.columns import HitColumns, hit_id_list
 
 if TYPE_CHECKING:
     from pytest_ragcheck.golden import GoldenCase
@@ -91,26 +91,29 @@ def _id_check(
     cases: Sequence[GoldenCase], outcomes: Sequence[RetrievalOutcome]
 ) -> dict[str, Any] | None:
     """Cases whose hits hold no id the golden set knows (any case's judged ids)."""
-    # A case matches by id when it has judged ids (``mode == "ids"``); each pass is a C-level
-    # look-up per case (a large run's every case), the rest only for the unmatched ones.
+    # A case matches by id when it has judged ids (``mode == "ids"``). One that finds one of
+    # its own judged ids is matched (a look-up in its small dict of judgments); only the others
+    # are looked up in every judged id of the golden set (a set as large as the set's ids).
     grades = [c._grades for c in cases]
     ids = [hit_id_list(o.hits) if o.error is None else [] for o in outcomes]
-    known = set(chain.from_iterable(grades))
     checked = [i for i, (own, found) in enumerate(zip(grades, ids, strict=True)) if own and found]
-    unmatched = [
-        (cases[i], outcomes[i])
-        for i, disjoint in zip(
-            checked, map(known.isdisjoint, [ids[i] for i in checked]), strict=True
-        )
-        if disjoint
-    ]
+    misses = [i for i in checked if grades[i].keys().isdisjoint(ids[i])]
+    if not misses:
+        return None
+    known = set(chain.from_iterable(grades))
+    unmatched = [(cases[i], outcomes[i]) for i in misses if known.isdisjoint(ids[i])]
     if not known or not unmatched:
         return None
-    keys = Counter(
-        key for _, o in unmatched for h in o.hits for key, value in h.alternatives if value in known
+    keys = Counter(  # hits read as columns have no metadata, so no other possible id
+        key
+        for _, o in unmatched
+        if type(o.hits) is not HitColumns
+        for h in o.hits
+        for key, value in h.alternatives
+        if value in known
     )
-    retrieved = list(dict.fromkeys(h.id for _, o in unmatched for h in o.hits))[:_SHOWN]
-    golden = list(dict.fromkeys(doc for c, _ in unmatched for doc in c.relevance_map()))
+    retrieved = _first_distinct(chain.from_iterable(hit_id_list(o.hits) for _, o in unmatched))
+    golden = _first_distinct(chain.from_iterable(c._grades for c, _ in unmatched))
     key, matches = keys.most_common(1)[0] if keys else (None, 0)
     hits = sum(len(ids[i]) for i in checked)
     return {
@@ -122,10 +125,20 @@ def _id_check(
         "known_hits": sum(1 for i in checked for hit_id in ids[i] if hit_id in known),
         "unmatched_ids": [c.id for c, _ in unmatched[:5]],
         "retrieved_sample": retrieved,
-        "golden_sample": golden[:_SHOWN],
+        "golden_sample": golden,
         "id_key": key,
         "id_key_matches": matches,
     }
+
+
+def _first_distinct(ids: Iterable[str]) -> list[str]:
+    """The first :data:`_SHOWN` distinct ids, in order (without reading the rest)."""
+    found: dict[str, None] = {}
+    for item in ids:
+        found[item] = None
+        if len(found) == _SHOWN:
+            break
+    return list(found)
 
 
 def _id_fix(facts: dict[str, Any]) -> str:
