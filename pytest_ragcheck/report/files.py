@@ -103,8 +103,10 @@ def render(path: Path, document: Mapping[str, Any]) -> str:
 def write_report(path: Path, document: Mapping[str, Any]) -> int:
     """Render and write one report file (atomically, as it is rendered); returns its bytes
     (on disk: compressed for ``.json.gz``)."""
-    compress = report_format(path) == ".json.gz"
-    return write_file(path, _pieces(path, document), compress=compress)
+    pieces = _pieces(path, document)
+    if report_format(path) == ".json.gz":
+        return write_file(path, pieces, compress=True)
+    return write_file(path, pieces)
 
 
 def write_file(path: Path, text: str | Iterable[str], *, compress: bool = False) -> int:
