@@ -41,8 +41,9 @@ __all__ = [
 
 #: Bytes kept free in the job summary (GitHub counts the whole file against its limit).
 _SAFETY = 4096
-#: gzip's level for ``.json.gz``: a third of the default's time for a file 10 % larger.
-_GZIP_LEVEL = 4
+#: gzip's level for ``.json.gz``: the JSON report of 200,000 cases (293 MB) becomes 14 MB in
+#: 0.9 s of CPU; the default level (6) takes twice that for 11.5 MB.
+_GZIP_LEVEL = 1
 
 
 _DUMP = {"ensure_ascii": False, "allow_nan": False, "separators": (",", ":")}
