@@ -11,7 +11,7 @@ dict keys, metadata, Document objects, a mixed list) goes through
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from itertools import repeat
 from operator import itemgetter
 from typing import Any, overload
@@ -118,14 +118,16 @@ def read_columns(raw: list[Any], *, id_key: str | None = None) -> tuple[HitColum
     kinds = set(map(type, raw))
     texts: list[Any] | None = None
     scores: list[Any] | None = None
+    unique: Collection[Any] | None = None  # the distinct ids, when a pass made them
     if kinds == _STR_ONLY:
         ids: list[Any] = list(raw)  # a copy: the retriever may reuse or change its list
     else:
         found = _split(raw, kinds, id_key)
         if found is None or set(map(type, found[0])) != _STR_ONLY:
             return None
-        ids, texts, scores = found
-    unique = set(ids)
+        ids, texts, scores, unique = found
+    if unique is None:
+        unique = set(ids)
     if "" in unique:
         return None  # the general reader says which hit and why
     n = len(ids)
@@ -148,15 +150,21 @@ def read_columns(raw: list[Any], *, id_key: str | None = None) -> tuple[HitColum
 
 def _split(
     raw: list[Any], kinds: set[type], id_key: str | None
-) -> tuple[list[Any], list[Any] | None, list[Any] | None] | None:
-    """The ids (unchecked), texts and scores of ``(id, score)`` tuples or of dicts."""
+) -> tuple[list[Any], list[Any] | None, list[Any] | None, Collection[Any] | None] | None:
+    """The ids (unchecked), texts and scores of ``(id, score)`` tuples or of dicts, and the
+    distinct ids when they are known already."""
     if kinds == {tuple}:
-        if set(map(len, raw)) != {2}:
+        try:  # one C-level pass: each tuple a pair, and the ids distinct when none merged
+            pairs = dict(raw)
+        except Exception:  # not pairs, or an id that is no key: the general reader says so
             return None
-        scores = list(map(_SECOND, raw))
+        if len(pairs) == len(raw):
+            ids, scores, unique = list(pairs), list(pairs.values()), pairs.keys()
+        else:  # a repeated id: its first position and score count (read_columns keeps them)
+            ids, scores, unique = list(map(_FIRST, raw)), list(map(_SECOND, raw)), None
         if set(map(type, scores)) != _FLOAT_ONLY:
             return None
-        return list(map(_FIRST, raw)), None, scores
+        return ids, None, scores, unique
     if kinds != {dict} or id_key is not None or not all(map(_DICT_KEYS.issuperset, raw)):
         return None
     texts = [item.get("text") for item in raw]
@@ -168,6 +176,7 @@ def _split(
         [item.get("id") for item in raw],
         None if texts.count(None) == size else texts,
         None if scores.count(None) == size else scores,
+        None,
     )
 
 
