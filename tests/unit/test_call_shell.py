@@ -81,8 +81,13 @@ def _expect_exit(run: Callable[[], object], calls: Calls, workers: int) -> None:
     with pytest.raises(pytest.exit.Exception) as info:
         run()
     assert (info.value.msg, info.value.returncode) == ("index unavailable", 7)
+    stopped = calls.count
     time.sleep(0.05)  # calls that were in flight on other workers end
-    assert calls.count < EXIT_AT + 2 * workers, calls.count  # the run stopped
+    # The run stopped: it did not go on to the end, and once it returned no call started
+    # (at most one in flight per other worker ends). How many calls the other workers made
+    # before the exit reached them depends on the machine's load, not on the shell.
+    assert stopped < len(QUERIES), stopped
+    assert calls.count <= stopped + workers, (stopped, calls.count)
 
 
 @pytest.mark.parametrize("mode", MODES)
