@@ -9,7 +9,7 @@ unknown queries, repeated judgments) is kept as notes for the report instead of 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -123,6 +123,22 @@ def _shown(text: str, limit: int = 40) -> str:
     return repr(text) if len(text) <= limit else f"{text[:limit]!r}… ({len(text):,} characters)"
 
 
+def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
+    """The numbered rows of a TREC-style file, split on tabs (or any whitespace without one);
+    blank lines and ``#`` comments skipped."""
+    for number, line in split_lines(text):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            yield (
+                number,
+                (
+                    [p.strip() for p in stripped.split("\t")]
+                    if "\t" in stripped
+                    else stripped.split()
+                ),
+            )
+
+
 def _parse_qrels(path: Path, display: str) -> tuple[dict[str, dict[str, int]], int]:
     """``qid docid grade`` rows (tab- or space-separated, TREC's 4 columns also accepted)."""
     text = read_text(path, display)
@@ -130,11 +146,7 @@ def _parse_qrels(path: Path, display: str) -> tuple[dict[str, dict[str, int]], i
     repeats = 0
     first_row = True
     problems: list[str] = []
-    for number, line in split_lines(text):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        parts = [p.strip() for p in stripped.split("\t")] if "\t" in stripped else stripped.split()
+    for number, parts in _rows(text):
         if len(parts) == 4:
             qid, _, docid, grade_text = parts
         elif len(parts) == 3:
@@ -185,11 +197,7 @@ def _parse_subtopics(path: Path, display: str) -> tuple[Subtopics, int]:
     repeats = 0
     first_row = True
     problems: list[str] = []
-    for number, line in split_lines(text):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        parts = [p.strip() for p in stripped.split("\t")] if "\t" in stripped else stripped.split()
+    for number, parts in _rows(text):
         if len(parts) != 4:
             problems.append(
                 f"{display}:{number}: expected 4 columns 'qid subtopic docid grade' (TREC's "

@@ -178,27 +178,9 @@ def test_no_module_is_over_the_size_limit() -> None:
     )
 
 
-PROBE = """
-import json, sys
-import {module}
-print(json.dumps(sorted(m for m in {heavy!r} if m in sys.modules)))
-"""
-
-
 def _heavy_loaded_by(module: str) -> list[str]:
     """The heavy modules a fresh interpreter has loaded after ``import module``."""
-    path = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE.format(module=module, heavy=HEAVY)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-        env=env,
-    ).stdout
-    loaded: list[str] = json.loads(out.strip().splitlines()[-1])
-    return loaded
+    return _loaded_by(f"import {module}")[1]
 
 
 @pytest.mark.parametrize("module", ["pytest_ragcheck.plugin", "pytest_ragcheck"])
