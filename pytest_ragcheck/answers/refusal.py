@@ -165,6 +165,8 @@ def score_refusals(
     not). With ``judged``, an unanswerable case's answer that no rule calls a refusal is left
     to the judge (it sets the value)."""
     rates = [s for s in specs if s.base in ("rejection_rate", "false_rejection_rate")]
+    if not rates:  # most runs: no pass over the cases
+        return
     for case in cases:
         result = by_id[case.id]
         if result.status != "ok":

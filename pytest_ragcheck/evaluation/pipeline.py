@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.common.collector import fewer_collections, no_collections, settle
@@ -16,6 +16,7 @@ from pytest_ragcheck.common.errors import GoldenSetError
 from pytest_ragcheck.evaluation.result import FROM_GOLDEN, CaseResult, Result
 
 if TYPE_CHECKING:
+    from pytest_ragcheck.evaluation.scoring import Scored
     from pytest_ragcheck.evaluation.settings import Settings
     from pytest_ragcheck.golden import GoldenCase, GoldenSet
     from pytest_ragcheck.metrics.names import MetricSpec
@@ -128,7 +129,7 @@ def _evaluate(
 
     with no_collections():  # only the run's own objects here, and no reference cycles
         scored = score_cases(to_run, run.outcomes, facts, settings)
-        by_id = dict(zip([c.id for c in to_run], scored.results, strict=True))
+    by_id = _ByCaseId(to_run, scored)
     # a timed-out call counts at its timeout: a lower bound, but a ceiling must see it
     late = (
         [o.latency_ms for o in run.outcomes if o.timed_out and o.latency_ms is not None]
@@ -161,9 +162,10 @@ def _evaluate(
     info.update(trust.info(info.get("judge")))
     specs = (*settings.metrics, *trust.specs)
 
+    every_case = len(to_run) == len(golden)
     cases = (
-        scored.results
-        if len(to_run) == len(golden)
+        None  # the scored cases: made when first read
+        if every_case
         else [
             by_id[c.id]
             if c.id in by_id
@@ -184,11 +186,20 @@ def _evaluate(
         name = spec.name
         vals = scored.columns.get(name) if spec.base != "judged" else None  # trust sets judged
         if vals is None:
-            vals = [v for c in cases if (v := c.values.get(name)) is not None]
+            every = scored.results if cases is None else cases
+            vals = [v for c in every if (v := c.values.get(name)) is not None]
         if vals:  # no value at all (every case failed): absent, never a made-up 0
             aggregates[spec.name] = math.fsum(vals) / len(vals)
     aggregates.update(trust.values)
-    latencies = [c.latency_ms for c in cases if c.latency_ms is not None and c.status == "ok"]
+    latencies = (
+        scored.latencies
+        if every_case and scored.latencies is not None
+        else [
+            c.latency_ms
+            for c in (scored.results if cases is None else cases)
+            if c.latency_ms is not None and c.status == "ok"
+        ]
+    )
     if latencies:  # no call succeeded: no latency either (a ceiling would pass on a 0.0)
         latencies += late
         aggregates.update(metric_fns.latency_percentiles(latencies))
@@ -198,16 +209,49 @@ def _evaluate(
     timings["metrics_s"] = scored.metrics_s
     info["timings"] = timings
 
+    if cases is None and scored.built:  # a stage read them: no reason to wait
+        cases = scored.results
     return Result(
         metrics=aggregates,
-        cases=cases,
+        cases=[] if cases is None else cases,
         k=settings.k,
         specs=specs,
         golden_hash=FROM_GOLDEN,
         golden_source=golden.source,
         info=info,
         golden=golden,
+        _cases_from=None if cases is not None else lambda: scored.results,
     )
+
+
+class _ByCaseId(Mapping[str, CaseResult]):
+    """Case id -> case result, for the stages that read cases by id (answers, refusals, the
+    judge, facets): the results are made when one is first read."""
+
+    __slots__ = ("_cases", "_index", "_scored")
+
+    def __init__(self, cases: Sequence[GoldenCase], scored: Scored) -> None:
+        self._cases, self._scored = cases, scored
+        self._index: dict[str, CaseResult] | None = None
+
+    def _found(self) -> dict[str, CaseResult]:
+        index = self._index
+        if index is None:
+            ids = [c.id for c in self._cases]
+            index = self._index = dict(zip(ids, self._scored.results, strict=True))
+        return index
+
+    def __getitem__(self, case_id: str) -> CaseResult:
+        return self._found()[case_id]
+
+    def __contains__(self, case_id: object) -> bool:
+        return case_id in self._found()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._found())
+
+    def __len__(self) -> int:
+        return len(self._cases)
 
 
 def _retrieve(

@@ -7,7 +7,7 @@ failure message picks the worst cases: all of that reads from here, so a run hap
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -174,6 +174,11 @@ class Result:
     info: dict[str, Any] = field(default_factory=dict)
     #: The golden cases evaluated (after ``tags=``): per-case hashes for the baseline.
     golden: GoldenSet | None = field(default=None, repr=False, compare=False)
+    #: Makes ``cases`` when it is first read (``evaluate()`` builds no case result that no
+    #: one reads); ``None`` once they exist.
+    _cases_from: Callable[[], list[CaseResult]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def __getitem__(self, name: str) -> float:
         try:
@@ -303,6 +308,26 @@ class Result:
 
         return json.dumps(json_safe(self.to_dict()), ensure_ascii=False, **dump_options)
 
+
+#: The slot the dataclass made for ``cases``; the property below fronts it.
+_CASES_SLOT: Any = vars(Result)["cases"]
+
+
+def _get_cases(result: Result) -> list[CaseResult]:
+    build = result._cases_from
+    if build is not None:
+        _CASES_SLOT.__set__(result, build())
+        result._cases_from = None
+    cases: list[CaseResult] = _CASES_SLOT.__get__(result, Result)
+    return cases
+
+
+def _set_cases(result: Result, cases: list[CaseResult]) -> None:
+    result._cases_from = None
+    _CASES_SLOT.__set__(result, cases)
+
+
+setattr(Result, "cases", property(_get_cases, _set_cases, doc="The per-case results."))  # noqa: B010 (mypy)
 
 #: ``Result(golden_hash=FROM_GOLDEN, golden=...)``: the hash is ``golden.content_hash``, made
 #: when first read (``evaluate()``'s caller may never read it; a baseline does).

@@ -3,20 +3,21 @@
 The general path turns each outcome into a case result, lets the answer checks change its
 status, then asks the engine. Most runs are simpler: every case matches by id and the pipeline
 gave no answer, so a case's status is its outcome's and nothing else can change it. The quick
-path then asks the engine first and builds each case result once, values included; the values
-are also kept as columns, which the aggregates read instead of every case's dict.
+path then asks the engine first and builds each case result once, values included, when the
+results are first read; the values are also kept as columns, which the aggregates read
+instead of every case's dict.
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat
 from operator import attrgetter, setitem
 from typing import TYPE_CHECKING
 
+from pytest_ragcheck.common.collector import no_collections
 from pytest_ragcheck.evaluation.result import CaseResult, HitRecord
 from pytest_ragcheck.metrics.names import RANK_METRICS
 from pytest_ragcheck.run.columns import hit_id_list
@@ -42,15 +43,47 @@ _ERROR = attrgetter("error")
 _NO_RECORDS: list[HitRecord] = []
 
 
-@dataclass(frozen=True, slots=True)
 class Scored:
-    """The case results of a run (in the order of its cases) and the engine's time."""
+    """The case results of a run (in the order of its cases) and the engine's time.
 
-    results: list[CaseResult]
-    metrics_s: float
-    #: Rank metric name -> the values of the scored cases in order, for the names whose
-    #: ``case.values`` entries are exactly these (the quick path); empty otherwise.
-    columns: Mapping[str, list[float]] = field(default_factory=dict)
+    The quick path builds its case results when ``results`` is first read: a run whose
+    aggregates come from ``columns`` and whose caller reads no case (``evaluate()`` in a
+    script reading ``result.metrics``) never makes one object per case.
+    """
+
+    __slots__ = ("_build", "_results", "columns", "latencies", "metrics_s")
+
+    def __init__(
+        self,
+        results: list[CaseResult] | Callable[[], list[CaseResult]],
+        metrics_s: float,
+        columns: Mapping[str, list[float]] | None = None,
+        latencies: list[float] | None = None,
+    ) -> None:
+        self._results: list[CaseResult] = results if isinstance(results, list) else []
+        self._build: Callable[[], list[CaseResult]] | None = (
+            None if isinstance(results, list) else results
+        )
+        self.metrics_s = metrics_s
+        #: Rank metric name -> the values of the scored cases in order, for the names whose
+        #: ``case.values`` entries are exactly these (the quick path); empty otherwise.
+        self.columns: Mapping[str, list[float]] = {} if columns is None else columns
+        #: The latencies of the cases whose status is ``ok`` (the quick path, where nothing
+        #: changes a status later); ``None``: read them from the case results.
+        self.latencies = latencies
+
+    @property
+    def results(self) -> list[CaseResult]:
+        build = self._build
+        if build is not None:
+            with no_collections():  # one object per case, kept, with no reference cycles
+                self._results, self._build = build(), None
+        return self._results
+
+    @property
+    def built(self) -> bool:
+        """Whether the case results exist (read, or made by the general path)."""
+        return self._build is None
 
 
 def score_cases(
@@ -96,39 +129,43 @@ def _score_by_ids(
     rank_specs = [s for s in specs if s.base in RANK_METRICS]  # the facets are scored later
     columns: dict[str, list[float]] = {}
     metrics_s = 0.0
-    values: list[dict[str, float]] = [{} for _ in outcomes]
     if rank_specs and scored:
         hits = [outcomes[i].hits for i in scored] if not every else [o.hits for o in outcomes]
         rankings = _rankings(hits, rank_specs)
         relevances = grades if every else [grades[i] for i in scored]
         columns, metrics_s = _engine(rankings, relevances, rank_specs)
+    latencies = [o.latency_ms for o in outcomes if o.error is None and o.latency_ms is not None]
+
+    def build() -> list[CaseResult]:
+        values: list[dict[str, float]] = [{} for _ in outcomes]
         targets = values if every else [values[i] for i in scored]
         for name, column in columns.items():  # one C-level pass per metric
             deque(map(setitem, targets, repeat(name), column), 0)
-    results = [
-        CaseResult(
-            case.id,
-            case.query,
-            tuple(case.tags),
-            "ok" if outcome.error is None else "error",
-            _NO_RECORDS,
-            count,
-            case_values,
-            outcome.latency_ms,
-            outcome.error,
-            outcome.traceback,
-            outcome.duplicates,
-            "ids",
-            {},
-            [],
-            None,
-            (outcome.hits, case_grades),
-        )
-        for case, outcome, count, case_values, case_grades in zip(
-            cases, outcomes, counts, values, grades, strict=True
-        )
-    ]
-    return Scored(results, metrics_s, columns)
+        return [
+            CaseResult(
+                case.id,
+                case.query,
+                tuple(case.tags),
+                "ok" if outcome.error is None else "error",
+                _NO_RECORDS,
+                count,
+                case_values,
+                outcome.latency_ms,
+                outcome.error,
+                outcome.traceback,
+                outcome.duplicates,
+                "ids",
+                {},
+                [],
+                None,
+                (outcome.hits, case_grades),
+            )
+            for case, outcome, count, case_values, case_grades in zip(
+                cases, outcomes, counts, values, grades, strict=True
+            )
+        ]
+
+    return Scored(build, metrics_s, columns, latencies)
 
 
 def _rankings(hits: list[Sequence[Hit]], specs: list[MetricSpec]) -> list[list[str]]:

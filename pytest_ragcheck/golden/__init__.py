@@ -48,6 +48,8 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+    loaded = importlib.import_module(f"{__name__}.{module}")
+    for other, home in _LAZY.items():  # a module's names bound together: one cache, one clear
+        if home == module:
+            globals()[other] = getattr(loaded, other)
+    return globals()[name]

@@ -325,9 +325,10 @@ def _forget_golden_sets() -> None:
     pytest collects garbage (twice) when it unconfigures, and each collection walks every
     live object: with 200,000 cached golden cases that is about a second each.
     """
-    load = sys.modules.get("pytest_ragcheck.golden.load")
-    if load is not None:  # loaded only if a test read a golden set
-        load.clear_cache()
+    golden = sys.modules.get("pytest_ragcheck.golden")
+    clear = None if golden is None else vars(golden).get("clear_cache")
+    if clear is not None:  # bound only if a test read a golden set
+        clear()
 
 
 def _write_reports(config: pytest.Config) -> None:

@@ -234,18 +234,22 @@ import pytest_ragcheck.report.files as files
 _write_file = files.write_file
 
 
-def write_file(path, text):
+def write_file(path, text, **options):
     if os.environ.get("RAGCHECK_TEST_CTRL_C") and path.suffix == ".json":
         def pieces():
             yield from (text,) if isinstance(text, str) else text
             os.kill(os.getpid(), signal.SIGINT)
             yield ""  # the next piece is never written
 
-        return _write_file(path, pieces())
-    return _write_file(path, text)
+        return _write_file(path, pieces(), **options)
+    return _write_file(path, text, **options)
 
 
 files.write_file = write_file
+
+
+def pytest_unconfigure(config):
+    files.write_file = _write_file  # an in-process run shares the module with later tests
 """
 
 

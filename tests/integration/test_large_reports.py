@@ -84,23 +84,33 @@ def test_html_of_a_large_run_carries_the_cap_notice(suite, tmp_path):
     assert sum(bins) == N  # the histogram counts every case, not only those shown
 
 
-#: Written into the project's conftest: how many golden sets the process still holds while
-#: a test runs, and when pytest unconfigures (after the session's last hook).
+#: Written into the project's conftest: how many golden sets of this project the process
+#: still holds while a test runs, and when pytest unconfigures (after the session's last
+#: hook). Sets of other projects don't count: an in-process run shares the process with the
+#: tests that ran before it.
 CACHE_PROBE = """
 import json
 import pathlib
+import sys
 
-from pytest_ragcheck.golden import load as golden_load
+
+def _ours():
+    # the cache of the loader the plugin calls (an in-process run restores sys.modules after
+    # it, so the package may hold a loader that sys.modules no longer lists)
+    golden = sys.modules["pytest_ragcheck.golden"]
+    cache = golden.load_golden.__globals__["_CACHE"]
+    here = str(pathlib.Path.cwd())
+    return sum(1 for path, _ in cache if str(path).startswith(here))
 
 
 @pytest.fixture(autouse=True)
 def _probe_during():
     yield
-    pathlib.Path("during.json").write_text(json.dumps(len(golden_load._CACHE)))
+    pathlib.Path("during.json").write_text(json.dumps(_ours()))
 
 
 def pytest_unconfigure(config):
-    pathlib.Path("after.json").write_text(json.dumps(len(golden_load._CACHE)))
+    pathlib.Path("after.json").write_text(json.dumps(_ours()))
 """
 
 

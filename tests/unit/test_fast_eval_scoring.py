@@ -177,3 +177,38 @@ def test_paused_blocks_settle_what_they_built_only_inside_a_run() -> None:
         assert gc.get_freeze_count() >= frozen + 1000
     assert gc.get_freeze_count() == 0
     assert gc.isenabled()
+
+
+def test_case_results_are_made_when_first_read_and_equal_the_general_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """evaluate() that nobody reads per case makes no case result; a read (or a copy, a
+    pickle, an equality) makes them all, the same as the general path's."""
+    import copy
+    import pickle
+
+    cases = [{"id": f"c{i}", "query": f"q {i}", "expected_ids": [f"d{i % 5}"]} for i in range(60)]
+
+    def alive() -> int:
+        return sum(1 for o in gc.get_objects() if type(o) is CaseResult)
+
+    def ranking(query: str) -> list[str]:
+        return [f"d{(int(query.split()[1]) + j) % 7}" for j in range(6)]
+
+    gc.collect()
+    before = alive()
+    quick = evaluate(ranking, cases, concurrency=1, timeout=None)
+    assert alive() == before
+    assert quick.metrics["mrr@10"] > 0
+    pickled = pickle.loads(pickle.dumps(evaluate(ranking, cases, concurrency=1, timeout=None)))
+    copied = copy.deepcopy(evaluate(ranking, cases, concurrency=1, timeout=None))
+    assert len(quick.cases) == 60
+    assert alive() >= before + 60
+    monkeypatch.setattr(case_scoring, "_score_by_ids", lambda *args: None)
+    general = evaluate(ranking, cases, concurrency=1, timeout=None)
+    for other in (pickled, copied, general):
+        assert [c.to_dict() for c in other.cases] == [
+            {**c.to_dict(), "latency_ms": o.latency_ms}
+            for c, o in zip(quick.cases, other.cases, strict=True)
+        ]
+    assert quick.per_case("mrr") == general.per_case("mrr")
