@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bench_peers import METRICS, make  # noqa: E402
+from bench_peers import METRICS, make
 
 SIZES = "50000x10,50000x100"
 
@@ -113,8 +113,12 @@ def bench(n: int, depth: int, repeat: int) -> tuple[float, float]:
     ours, plain = statistics.median(times["ragcheck"]), statistics.median(times["evaluate"])
     rounds = {name: ", ".join(f"{t:.2f}" for t in found) for name, found in times.items()}
     print(f"\n== {n:,} cases x {depth} hits ==")
-    print(f"  pytest, one @ragcheck test (baseline compare): {ours:6.2f} s CPU  ({rounds['ragcheck']})")
-    print(f"  pytest, evaluate() in a plain test:            {plain:6.2f} s CPU  ({rounds['evaluate']})")
+    print(
+        f"  pytest, one @ragcheck test (baseline compare): {ours:6.2f} s CPU  ({rounds['ragcheck']})"
+    )
+    print(
+        f"  pytest, evaluate() in a plain test:            {plain:6.2f} s CPU  ({rounds['evaluate']})"
+    )
     print(f"  the pytest path adds: {ours - plain:.2f} s (goal: at most 1 s)")
     return ours, plain
 
