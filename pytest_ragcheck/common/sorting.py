@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable
-from itertools import islice
+from itertools import islice, repeat
 from operator import lt
 
 __all__ = ["natural_key", "natural_order", "natural_sorted"]
@@ -25,7 +25,30 @@ def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
 
 
 def natural_sorted(items: list[str] | tuple[str, ...] | set[str] | frozenset[str]) -> list[str]:
-    return sorted(items, key=natural_key)
+    numbered = _numbered(items)
+    return numbered if numbered is not None else sorted(items, key=natural_key)
+
+
+def _numbered(items: Collection[str]) -> list[str] | None:
+    """``items`` in natural order when they are all one ASCII prefix without digits followed
+    by a number without leading zeros (``q7``, ``q12``, ``case-3``), else ``None``.
+
+    Such ids sort naturally as by (length, text): two C-level sorts, no key per id.
+    """
+    if len(items) < 2:
+        return None
+    first = next(iter(items))
+    prefix = _DIGITS.split(first, 1)[0]
+    start = len(prefix)
+    if start == len(first) or not all(map(str.startswith, items, repeat(prefix))):
+        return None
+    numbers = [item[start:] for item in items]
+    joined = "".join(numbers)
+    if not (joined.isascii() and joined.isdigit()) or "" in numbers:
+        return None
+    if any(number[0] == "0" and len(number) > 1 for number in numbers):
+        return None
+    return sorted(sorted(items), key=len)
 
 
 def natural_order(ids: Collection[str], *, hint: Iterable[str] = ()) -> list[str]:
