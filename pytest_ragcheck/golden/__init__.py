@@ -7,11 +7,11 @@ A golden set is read from a ``.jsonl`` file (one case per line), a ``.json`` fil
 field, so users never see a raw pydantic dump. Loading is lazy and cached per process, keyed by
 the file's path, modification time and size.
 
-Modules: ``model`` (``GoldenCase``, ``GoldenSet``, what the evaluation reads of every case),
-``hashing`` (the content hashes), ``build`` (raw dicts to cases, readable validation problems),
-``plain`` (the usual case checked without pydantic), ``files`` (``.jsonl``/``.json``), ``beir``
-(BEIR folders and qrels), ``load`` (``load_golden`` and its cache), ``ids`` (what an id is),
-``spans`` (text-span matching). Importing this package is cheap: pydantic loads with the model,
+Modules: ``model`` (``GoldenCase``, ``GoldenSet``), ``grades`` (what the evaluation reads of
+every case), ``hashing`` (the content hashes), ``build`` (raw dicts to cases, readable
+validation problems), ``plain`` (the usual case checked without pydantic), ``files``
+(``.jsonl``/``.json``), ``beir`` (BEIR folders and qrels), ``load`` (``load_golden`` and its
+cache), ``ids`` (what an id is), ``spans`` (text-span matching). Importing this package is cheap: pydantic loads with the model,
 when one of the names below is first used.
 """
 

@@ -7,14 +7,14 @@ Users never see a raw pydantic dump: each validation error is rewritten to name 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import ValidationError
 
 from pytest_ragcheck.common.display import shorten
 from pytest_ragcheck.common.errors import GoldenSetError, did_you_mean
 from pytest_ragcheck.golden.model import GoldenCase, GoldenSet
-from pytest_ragcheck.golden.plain import plain_case
+from pytest_ragcheck.golden.plain import PlainCases, plain_case, plain_cases
 
 __all__ = ["CaseBuilder", "from_objects", "problem_error"]
 
@@ -127,6 +127,8 @@ class CaseBuilder:
         self._first_seen: dict[str, str | int] = {}
         #: the ids of those first cases that were derived from their query
         self._derived: set[str] = set()
+        #: how many cases came in runs of plain dicts whose hashed strings are all ASCII
+        self._ascii_cases = 0
 
     def add(self, raw: object, where: str, place: str) -> None:
         """``where`` prefixes messages (``file:3``); ``place`` names it in a duplicate note."""
@@ -170,18 +172,42 @@ class CaseBuilder:
         else:
             self.add(raw, f"{self.title}:{number}", f"line {number}")
 
-    def add_item(self, raw: object, position: int) -> None:
-        """:meth:`add` for item ``position`` of an in-memory list (``case #3``), whose words
-        are written only when there is a problem, as :meth:`add_line`'s."""
-        if type(raw) is dict and (case := plain_case(raw)) is not None:
-            case_id = case.id
-            if case_id not in self._first_seen:
-                self._first_seen[case_id] = f"case #{position}"
-                if raw.get("id") is None:
-                    self._derived.add(case_id)
-                self.cases.append(case)
+    def add_items(self, items: Iterable[object]) -> None:
+        """:meth:`add` for each of ``items``, an in-memory list (``case #1``...): each run of
+        plain dicts is built in one pass (:func:`plain_cases`), the item that ends a run on
+        its own."""
+        raws = items if type(items) is list or type(items) is tuple else list(items)
+        remaining = iter(raws)
+        start = 0  # the items before the run
+        while True:
+            run = plain_cases(remaining)
+            self._add_run(run, raws, start)
+            start += len(run.cases)
+            if not run.rest:
                 return
-        self.add(raw, f"case #{position}", f"case #{position}")
+            start += 1
+            self.add(run.rest[0], f"case #{start}", f"case #{start}")
+
+    def _add_run(self, run: PlainCases, raws: Sequence[object], start: int) -> None:
+        """Keep the cases of ``run`` (items ``start + 1``... of ``raws``): all at once when
+        they are the whole list and their ids distinct, else one by one as :meth:`add`."""
+        cases, ids = run.cases, run.ids
+        if run.ascii:
+            self._ascii_cases += len(cases)
+        if not self._first_seen and not run.rest and len(set(ids)) == len(ids):
+            self.cases += cases  # nothing before or after to check the ids against
+            return
+        first_seen = self._first_seen
+        for position, (case, case_id) in enumerate(zip(cases, ids, strict=True), start + 1):
+            raw = raws[position - 1]
+            derived = type(raw) is dict and raw.get("id") is None
+            if case_id in first_seen:
+                self._repeated(case_id, derived, f"case #{position}")
+                continue
+            first_seen[case_id] = f"case #{position}"
+            if derived:
+                self._derived.add(case_id)
+            self.cases.append(case)
 
     def _repeated(self, case_id: str, derived: bool, where: str) -> None:
         first = self._first_seen[case_id]
@@ -202,12 +228,13 @@ class CaseBuilder:
             raise problem_error(self.title, self.problems)
         if not self.cases:
             raise GoldenSetError(f"{self.title} contains no cases")
-        return GoldenSet(tuple(self.cases), source, notes, warnings)
+        golden = GoldenSet(tuple(self.cases), source, notes, warnings)
+        # every string the hashes write is ASCII: none holds half a surrogate pair
+        return golden.checked_as_read() if self._ascii_cases == len(self.cases) else golden
 
 
 def from_objects(items: Iterable[object]) -> GoldenSet:
     """An in-memory golden set: ``GoldenCase`` objects or dicts, named ``case #N`` in messages."""
     builder = CaseBuilder("cases")
-    for position, raw in enumerate(items, 1):
-        builder.add_item(raw, position)
+    builder.add_items(items)
     return builder.finish("<cases>")

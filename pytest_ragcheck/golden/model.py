@@ -10,7 +10,7 @@ import functools
 import hashlib
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     AfterValidator,
@@ -27,6 +27,14 @@ from pydantic import (
 from pytest_ragcheck.common.collector import no_collections
 from pytest_ragcheck.common.errors import GoldenSetError, did_you_mean
 from pytest_ragcheck.common.escapes import utf8_writable
+from pytest_ragcheck.golden.grades import (
+    COUNT_KEY,
+    GRADES_KEY,
+    CaseFacts,
+    case_facts,
+    forget_facts,
+    keep_facts,
+)
 from pytest_ragcheck.golden.hashing import all_hashes, case_digest, hashable, scored_json
 from pytest_ragcheck.golden.ids import as_id
 from pytest_ragcheck.golden.spans import normalize_text
@@ -52,8 +60,6 @@ NO_ANSWER_FIELDS = (
     "subtopics",
     "subtopic_texts",
 )
-#: Where ``GoldenCase._grades`` keeps what it built, in the instance's ``__dict__``.
-_GRADES_KEY = "_grades_built"
 #: Where a ``GoldenSet`` notes that its strings are all text (``check_hashable``).
 _HASHABLE_KEY = "_hashable"
 
@@ -199,12 +205,17 @@ class GoldenCase(BaseModel):
         """:meth:`relevance_map`, built once: the runner, the metrics and the hashes read it
         for every case (never change it: it is shared). Kept in the instance's ``__dict__``
         by hand: ``functools.cached_property`` takes a lock on every first read."""
-        grades: dict[str, int] | None = self.__dict__.get(_GRADES_KEY)
+        grades: dict[str, int] | None = self.__dict__.get(GRADES_KEY)
         if grades is None:
-            grades = dict.fromkeys(self.expected_ids, 1)
-            grades.update(self.relevance)
-            self.__dict__[_GRADES_KEY] = grades
+            grades = keep_facts(self.__dict__)
         return grades
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """pydantic's copy; one with ``update`` works its grades out again when read."""
+        copied = super().model_copy(update=update, deep=deep)
+        if update:
+            forget_facts(copied.__dict__)
+        return copied
 
     @property
     def mode(self) -> Mode:
@@ -235,9 +246,11 @@ class GoldenCase(BaseModel):
     @property
     def relevant_count(self) -> int:
         """R: relevant ids (grade >= 1) in id mode, the number of spans in text mode."""
-        if not self.relevance:  # every expected id at grade 1, or text spans, or nothing
-            return len(self._grades) if self.expected_ids else len(self.expected_texts)
-        return sum(1 for grade in self._grades.values() if grade >= 1)
+        count: int | None = self.__dict__.get(COUNT_KEY)
+        if count is None:
+            keep_facts(self.__dict__)
+            count = self.__dict__[COUNT_KEY]
+        return count
 
 
 @dataclass(frozen=True)
@@ -334,38 +347,6 @@ class GoldenSet:
                 )
         wanted = set(tags)
         chosen = tuple(case for case in self.cases if wanted.intersection(case.tags))
-        return GoldenSet(chosen, self.source, self.notes, self.warnings)
-
-
-class CaseFacts(NamedTuple):
-    """What the evaluation reads of every case, gathered in one pass (:func:`case_facts`)."""
-
-    #: ``case._grades`` of each case.
-    grades: list[Mapping[str, int]]
-    #: ``case.relevant_count`` of each case.
-    counts: list[int]
-    #: Whether a case matches by text spans (``mode == "texts"``).
-    by_text: bool
-
-
-def case_facts(cases: Sequence[GoldenCase]) -> CaseFacts:
-    """Each case's grades and relevant count, without a property call for a case that has
-    no graded ``relevance`` (most cases)."""
-    every: list[Mapping[str, int]] = []
-    counts: list[int] = []
-    add_grades, add_count = every.append, counts.append
-    by_text = False
-    for case in cases:
-        grades = case.__dict__.get(_GRADES_KEY)  # the property's cache, read directly
-        if grades is None:
-            grades = case._grades
-        add_grades(grades)
-        if case.relevance:
-            add_count(case.relevant_count)
-        elif grades:  # expected ids, each at grade 1
-            add_count(len(grades))
-        else:
-            spans = len(case.expected_texts)
-            add_count(spans)
-            by_text = by_text or spans > 0
-    return CaseFacts(every, counts, by_text)
+        subset = GoldenSet(chosen, self.source, self.notes, self.warnings)
+        # cases that hold only text hold only text in any subset
+        return subset.checked_as_read() if self.__dict__.get(_HASHABLE_KEY) else subset
