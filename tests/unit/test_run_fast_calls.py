@@ -293,20 +293,20 @@ def test_a_run_on_workers_gives_what_the_calling_thread_gives(mode: dict[str, An
 def test_timed_out_calls_among_quick_ones() -> None:
     def retriever(query: str) -> list[str]:
         if query in ("q3", "q7"):
-            time.sleep(1.0)
+            time.sleep(3.0)
         return [query, "shared"]
 
     queries = [f"q{n}" for n in range(12)]
-    run = run_cases(retriever, queries, RunOptions(k=2, concurrency=1, timeout=0.2))
+    run = run_cases(retriever, queries, RunOptions(k=2, concurrency=1, timeout=0.5))
     late = [o for o in run.outcomes if o.timed_out]
     assert len(late) == 2
-    assert all(o.error == "timed out after 0.2 s" and o.latency_ms == 200.0 for o in late)
+    assert all(o.error == "timed out after 0.5 s" and o.latency_ms == 500.0 for o in late)
     for query, outcome in zip(queries, run.outcomes, strict=True):
         if query not in ("q3", "q7"):
             assert type(outcome.hits) is HitColumns
             assert outcome.hits.ids == [query, "shared"]
             assert outcome.latency_ms is not None
-            assert outcome.latency_ms < 200.0
+            assert outcome.latency_ms < 500.0
 
 
 def test_a_retriever_that_changes_its_list_afterwards_changes_no_outcome() -> None:
@@ -320,7 +320,7 @@ def test_a_retriever_that_changes_its_list_afterwards_changes_no_outcome() -> No
     assert [o.hits.ids for o in run.outcomes] == [["x", "b"], ["y", "b"]]  # type: ignore[attr-defined]
 
 
-def test_an_async_retriever_runs_as_before() -> None:
+def test_an_async_retriever_reads_its_hits_as_a_sync_one() -> None:
     async def retriever(query: str) -> list[str]:
         await asyncio.sleep(0)
         return [query, query]
