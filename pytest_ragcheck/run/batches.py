@@ -156,8 +156,10 @@ def _call_sync(
 
 
 def _call_on_worker(
-    resolved: ResolvedRetriever, options: RunOptions, total: int, batch: _Batch
+    resolved: ResolvedRetriever, options: RunOptions, total: int, batch: _Batch, _: float
 ) -> _Done:
+    """A batch's call on a worker thread (``_``: when its deadline started; a batch times its
+    wall and CPU time itself)."""
     try:
         return _call_sync(resolved, options, total, batch)
     except BaseException as exc:  # on a worker thread nothing may escape

@@ -13,12 +13,19 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from itertools import repeat
-from operator import itemgetter
+from operator import countOf, itemgetter
 from typing import Any, overload
 
 from pytest_ragcheck.run.hits import Hit, normalize_hits
 
-__all__ = ["HitColumns", "flat_columns", "hit_id_list", "read_columns", "read_hits"]
+__all__ = [
+    "HitColumns",
+    "distinct_ids",
+    "flat_columns",
+    "hit_id_list",
+    "read_columns",
+    "read_hits",
+]
 
 _STR_ONLY = {str}
 _FLOAT_ONLY = {float}
@@ -98,6 +105,19 @@ def hit_id_list(hits: Sequence[Any]) -> list[str]:
     if type(hits) is HitColumns:
         return hits.ids
     return [hit.id for hit in hits]
+
+
+def distinct_ids(raw: list[Any]) -> list[str] | None:
+    """A copy of ``raw`` when it is the most common hit list, distinct non-empty ``str`` ids
+    (what :func:`read_columns` reads from it, in fewer passes), else ``None``."""
+    if not raw or type(raw[0]) is not str:
+        return None
+    ids = list(raw)  # a copy: the retriever may reuse or change its list
+    size = len(ids)
+    if countOf(map(type, ids), str) != size:
+        return None
+    unique = set(ids)
+    return ids if len(unique) == size and "" not in unique else None
 
 
 def read_hits(raw: object, *, id_key: str | None = None) -> tuple[Sequence[Hit], int]:

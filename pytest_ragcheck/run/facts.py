@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from itertools import chain
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import chain, compress, islice
+from operator import countOf, itemgetter, mul
 from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.common.display import counted
@@ -36,6 +37,13 @@ __all__ = ["check_golden_numbers", "largest_cutoff", "requested_depth", "retriev
 _SHOWN = 3
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 _HASH = re.compile(r"^[0-9a-f]{32,128}$", re.I)
+#: ``RetrievalOutcome`` fields by position (the outcomes are named tuples).
+_HITS, _DUPLICATES, _ERROR, _TIMED_OUT = itemgetter(0), itemgetter(1), itemgetter(3), itemgetter(5)
+_COLUMNS = {HitColumns}
+_DICT = {dict}
+#: ``d.keys()`` and ``d.keys().isdisjoint(ids)`` of a dict as C functions.
+_KEYS: Callable[[Any], Any] = dict.keys
+_KEYS_DISJOINT: Callable[[Any, Iterable[str]], bool] = type({}.keys()).isdisjoint
 
 
 def _cutoff_specs(specs: Sequence[MetricSpec]) -> list[MetricSpec]:
@@ -87,43 +95,80 @@ def _quoted(ids: Sequence[str]) -> str:
     return ", ".join(repr(i if len(i) <= 40 else i[:39] + "…") for i in ids)
 
 
+def _hit_ids(outcomes: Sequence[RetrievalOutcome]) -> list[Sequence[str]]:
+    """Each outcome's hit ids in rank order, ``[]`` for a failed call (the column itself for
+    hits read as columns: never change it); for a run of columns only, without a call per
+    case."""
+    hits = list(map(_HITS, outcomes))
+    if set(map(type, hits)) == _COLUMNS and countOf(map(_ERROR, outcomes), None) == len(hits):
+        return [h.ids for h in hits]
+    return [hit_id_list(o.hits) if o.error is None else [] for o in outcomes]
+
+
 def _id_check(
-    cases: Sequence[GoldenCase], outcomes: Sequence[RetrievalOutcome]
+    cases: Sequence[GoldenCase],
+    outcomes: Sequence[RetrievalOutcome],
+    *,
+    grades: Sequence[Mapping[str, int]] | None = None,
 ) -> dict[str, Any] | None:
-    """Cases whose hits hold no id the golden set knows (any case's judged ids)."""
-    # A case matches by id when it has judged ids (``mode == "ids"``). One that finds one of
-    # its own judged ids is matched (a look-up in its small dict of judgments); only the others
-    # are looked up in every judged id of the golden set (a set as large as the set's ids).
-    grades = [c._grades for c in cases]
-    ids = [hit_id_list(o.hits) if o.error is None else [] for o in outcomes]
-    checked = [i for i, (own, found) in enumerate(zip(grades, ids, strict=True)) if own and found]
-    misses = [i for i in checked if grades[i].keys().isdisjoint(ids[i])]
-    if not misses:
+    """Cases whose hits hold no id the golden set knows (any case's judged ids). ``grades``:
+    each case's judgments (``case._grades``), when the caller has them at hand."""
+    return _id_facts(cases, outcomes, _hit_ids(outcomes), grades)
+
+
+def _id_facts(
+    cases: Sequence[GoldenCase],
+    outcomes: Sequence[RetrievalOutcome],
+    ids: Sequence[Sequence[str]],
+    grades: Sequence[Mapping[str, int]] | None,
+) -> dict[str, Any] | None:
+    """:func:`_id_check`, the outcomes' ids read already (:func:`_hit_ids`)."""
+    # A case matches by id when it has judged ids (``mode == "ids"``) and its hits hold one of
+    # them (a look-up in its small dict of judgments). Once a case misses its own, every
+    # judged id of the golden set is needed (a set as large as the set's ids), and the cases
+    # after it are looked up in that set alone: hits that hold no judged id hold none of
+    # their own case's either.
+    if grades is None:
+        grades = [c._grades for c in cases]
+    if len(grades) != len(ids):
+        for _ in zip(grades, ids, strict=True):  # the error zip() gives
+            pass
+    if set(map(type, grades)) <= _DICT:  # C-level passes
+        disjoint: Iterable[bool] = map(_KEYS_DISJOINT, map(_KEYS, grades), ids)
+        both: Iterable[object] = map(mul, map(len, grades), map(len, ids))
+    else:
+        disjoint = (own.keys().isdisjoint(found) for own, found in zip(grades, ids, strict=True))
+        both = (own and found for own, found in zip(grades, ids, strict=True))
+    candidates = compress(range(len(ids)), disjoint)  # and cases without judged ids or hits
+    first = next((i for i in candidates if grades[i] and ids[i]), None)
+    if first is None:
         return None
-    known = set(chain.from_iterable(grades))
-    unmatched = [(cases[i], outcomes[i]) for i in misses if known.isdisjoint(ids[i])]
+    known: set[str] = set().union(*grades)
+    later = compress(range(first, len(ids)), map(known.isdisjoint, islice(ids, first, None)))
+    unmatched = [i for i in later if grades[i] and ids[i]]
     if not known or not unmatched:
         return None
+    checked = list(compress(range(len(ids)), both))  # cases with judged ids and hits
     keys = Counter(  # hits read as columns have no metadata, so no other possible id
         key
-        for _, o in unmatched
-        if type(o.hits) is not HitColumns
-        for h in o.hits
+        for i in unmatched
+        if type(outcomes[i].hits) is not HitColumns
+        for h in outcomes[i].hits
         for key, value in h.alternatives
         if value in known
     )
-    retrieved = _first_distinct(chain.from_iterable(hit_id_list(o.hits) for _, o in unmatched))
-    golden = _first_distinct(chain.from_iterable(c._grades for c, _ in unmatched))
+    retrieved = _first_distinct(chain.from_iterable(map(ids.__getitem__, unmatched)))
+    golden = _first_distinct(chain.from_iterable(map(grades.__getitem__, unmatched)))
     key, matches = keys.most_common(1)[0] if keys else (None, 0)
-    hits = sum(len(ids[i]) for i in checked)
+    every = list(map(ids.__getitem__, checked))
     return {
         "checked": len(checked),
         "unmatched": len(unmatched),
         # Across the whole run: how many hits are ids the golden set knows. Many are when the
         # ids are right and the unmatched cases are misses, not an id mismatch.
-        "hits": hits,
-        "known_hits": sum(1 for i in checked for hit_id in ids[i] if hit_id in known),
-        "unmatched_ids": [c.id for c, _ in unmatched[:5]],
+        "hits": sum(map(len, every)),
+        "known_hits": countOf(map(known.__contains__, chain.from_iterable(every)), True),
+        "unmatched_ids": [cases[i].id for i in unmatched[:5]],
         "retrieved_sample": retrieved,
         "golden_sample": golden,
         "id_key": key,
@@ -179,7 +224,7 @@ def _repeated_ids(outcomes: Sequence[RetrievalOutcome], specs: Sequence[MetricSp
     the first hit's text (one document, one rank), so its own text is dropped too."""
     if not any(s.kind == "judge" and "texts" in s.metric.needs for s in specs):
         return None
-    cases = sum(1 for o in outcomes if o.duplicates)
+    cases = len([*filter(None, map(_DUPLICATES, outcomes))])
     if not cases:
         return None
     return (
@@ -213,8 +258,13 @@ def _id_note(facts: dict[str, Any], depth: int | None) -> str:
     )
 
 
-def _max_hits(outcomes: Sequence[RetrievalOutcome]) -> int | None:
-    """The most hits any case that ran returned (``None``: every case failed)."""
+def _max_hits(
+    outcomes: Sequence[RetrievalOutcome], ids: Sequence[Sequence[str]] | None = None
+) -> int | None:
+    """The most hits any case that ran returned (``None``: every case failed); ``ids``: the
+    outcomes' :func:`_hit_ids` (a failed call's are none), when read already."""
+    if ids is not None and countOf(map(_ERROR, outcomes), None):
+        return max(map(len, ids))
     return max([len(o.hits) for o in outcomes if o.error is None], default=None)
 
 
@@ -278,48 +328,56 @@ def retrieval_info(
     cases: Sequence[GoldenCase],
     specs: Sequence[MetricSpec],
     depth: int | None,
+    *,
+    grades: Sequence[Mapping[str, int]] | None = None,
 ) -> dict[str, Any]:
-    """``result.info["retrieval"]``: the facts, the notes for the summary, the problems."""
+    """``result.info["retrieval"]``: the facts, the notes for the summary, the problems.
+
+    ``grades``: each case's judgments (``case._grades``, in case order), when the caller has
+    them at hand. The outcomes are read column by column (C-level passes, not a loop).
+    """
     notes: list[str] = []
     problems: list[str] = []
+    outcomes = run.outcomes
+    ran = countOf(map(_ERROR, outcomes), None)  # calls that returned (``o.ok``)
     choice = run.concurrency
-    if choice.auto and any(o.ok for o in run.outcomes):
+    if choice.auto and ran:
         notes.append(
             choice.describe() + ("; latencies are single calls" if choice.workers == 1 else "")
         )
     batches = _batches(run)
     if batches is not None:
         notes.append(batches["note"])
-    most = _max_hits(run.outcomes)
+    # Only the rank metrics read ids: judge and answer metrics read texts and the answer.
+    ids = _hit_ids(outcomes) if any(s.kind == "rank" for s in specs) else None
+    most = _max_hits(outcomes, ids)
     shortfall = _shortfall(most, specs, run, depth)
     if shortfall is not None:
         notes.append(shortfall)
-    late = sum(1 for o in run.outcomes if o.timed_out)
-    if late and any(o.ok for o in run.outcomes):  # latency is reported with every run
+    late = len([*filter(None, map(_TIMED_OUT, outcomes))])
+    if late and ran:  # latency is reported with every run
         notes.append(
             f"{late} call(s) timed out: the latency metrics count each at its timeout "
             "(a lower bound of its time)"
         )
-    repeated = _repeated_ids(run.outcomes, specs)
+    repeated = _repeated_ids(outcomes, specs)
     if repeated is not None:
         notes.append(repeated)
     ranked = any(
         s.kind == "rank" or (s.kind == "judge" and "texts" in s.metric.needs) for s in specs
     )
     if most == 0 and ranked:  # an index never loaded: every metric 0, and a baseline of zeros
-        ran = sum(1 for o in run.outcomes if o.ok)
         problems.append(
             f"The retriever returned no hits for any of the {ran} case(s) it ran on, so every "
             "metric that reads hits is 0. Is the index loaded (documents added before the "
             "test)? Finding nothing for some queries is fine; for every query it is a broken "
             "retriever, not a score."
         )
-    # Only the rank metrics read ids: judge and answer metrics read texts and the answer.
-    ids = _id_check(cases, run.outcomes) if any(s.kind == "rank" for s in specs) else None
-    if ids is not None and ids["unmatched"] == ids["checked"]:
-        problems.append(id_problem(ids))
-    elif ids is not None and 2 * ids["unmatched"] > ids["checked"]:
-        notes.append(_id_note(ids, depth))
+    matched = None if ids is None else _id_facts(cases, outcomes, ids, grades)
+    if matched is not None and matched["unmatched"] == matched["checked"]:
+        problems.append(id_problem(matched))
+    elif matched is not None and 2 * matched["unmatched"] > matched["checked"]:
+        notes.append(_id_note(matched, depth))
     return {
         "retriever": run.retriever.description,
         "depth": depth,
@@ -330,7 +388,7 @@ def retrieval_info(
         "max_hits": most,
         "timed_out": late,
         "shortfall": shortfall,
-        "ids": ids,
+        "ids": matched,
         "batches": batches,
         "notes": notes,
         "problems": problems,

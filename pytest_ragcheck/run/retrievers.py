@@ -29,6 +29,7 @@ __all__ = [
     "ACCEPTED_BATCH_RETRIEVERS",
     "ACCEPTED_RETRIEVERS",
     "ResolvedRetriever",
+    "query_call",
     "resolve_batch_retriever",
     "resolve_retriever",
 ]
@@ -76,6 +77,14 @@ class _Invoker:
             kwargs[self.query_keyword] = query
             return self.fn(**kwargs)
         return self.fn(query, **kwargs)
+
+
+def query_call(call: Callable[[Any, int | None], Any], k: int | None) -> Callable[[Any], Any]:
+    """``call(query, k)`` as a function of the query alone: the user's function itself when
+    the call passes it the query only (no layer per call between the two)."""
+    if type(call) is _Invoker and call.k_param is None and call.query_keyword is None:
+        return call.fn
+    return lambda query: call(query, k)
 
 
 class ResolvedRetriever(NamedTuple):

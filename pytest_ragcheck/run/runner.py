@@ -14,19 +14,20 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from pytest_ragcheck.common.collector import settling
+from pytest_ragcheck.common.collector import settle, settling
 from pytest_ragcheck.common.validate import MAX_TIMEOUT
 from pytest_ragcheck.run.aio import run_blocking
 from pytest_ragcheck.run.calls import (
     RetrievalOutcome,
     call_async,
     call_sync,
-    failed,
     finish,
     timed_out,
+    worker_call,
 )
 from pytest_ragcheck.run.concurrency import (
     AUTO,
@@ -68,24 +69,6 @@ class RetrievalRun:
     batch_ms: tuple[float, ...] = ()
 
 
-# --------------------------------------------------------------------------- one call
-
-
-def _call_on_worker(
-    resolved: ResolvedRetriever,
-    options: RunOptions,
-    seen: Contention | None,
-    query: str,
-) -> RetrievalOutcome:
-    """One call (:func:`~pytest_ragcheck.run.calls.call_sync`) where nothing may escape: on a
-    worker thread, even a ``KeyboardInterrupt`` raised by the retriever itself is only that
-    case's error."""
-    try:
-        return call_sync(resolved, query, options, finish, seen=seen)
-    except BaseException as exc:
-        return failed(exc, None)
-
-
 # --------------------------------------------------------------------------- every case
 
 
@@ -104,10 +87,19 @@ def _run_sync_with(
         queries,
         workers=workers,
         timeout=options.timeout,
-        on_worker=functools.partial(_call_on_worker, resolved, options, seen),
+        on_worker=worker_call(resolved, options, seen),
         timed_out=timed_out,
         progress=progress,
     )
+
+
+def _collect_early() -> None:
+    """The run's first young collection, made once ``"auto"`` has measured its first calls:
+    it sees whether the retriever leaves reference cycles (which decides whether the next
+    collections walk what the run keeps: :func:`~pytest_ragcheck.common.collector.settling`)
+    while it has little to walk (what was alive before the run is settled as it starts)."""
+    if gc.isenabled():
+        gc.collect(0)
 
 
 def _choice(measured: Sequence[RetrievalOutcome], seen: Contention) -> ConcurrencyChoice:
@@ -136,6 +128,7 @@ def _run_sync(
     choice = _choice(first, seen)
     if total <= PROBE_CALLS:
         return first, choice
+    _collect_early()
     rest = _run_sync_with(
         resolved,
         queries[PROBE_CALLS:],
@@ -163,6 +156,7 @@ async def _run_async(
     seen = Contention()
     first = await map_async(calls(seen), queries[:PROBE_CALLS], workers=1, progress=progress)
     choice = _choice(first, seen)
+    _collect_early()
     rest = await map_async(
         calls(None),
         queries[PROBE_CALLS:],
@@ -190,6 +184,7 @@ def run_cases(
     resolved = resolve_retriever(retriever, depth=options.k)
     queries = list(queries)
     with settling():
+        settle()  # what is alive as the run starts lives on: no collection of the run walks it
         if resolved.is_async:
             run = functools.partial(_run_async, resolved, queries, options, progress)
             outcomes, choice = run_blocking(run)

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from pytest_ragcheck.run.aio import run_bounded
-from pytest_ragcheck.run.threads import Progress, run_on_threads
+from pytest_ragcheck.run.threads import Progress, run_timed_on_threads
 
 __all__ = ["map_async", "map_sync", "offset"]
 
@@ -27,14 +27,15 @@ def map_sync(
     *,
     workers: int,
     timeout: float | None,
-    on_worker: Callable[[A], R],
+    on_worker: Callable[[A, float], R],
     timed_out: Callable[[float], R],
     progress: Progress | None,
 ) -> list[R]:
     """``[call(item) for item in items]``, in the calling thread or on ``workers`` threads.
 
-    ``on_worker`` is the call as a worker thread makes it (nothing may escape there: even a
-    ``KeyboardInterrupt`` raised by the retriever is only that item's error); a call still
+    ``on_worker(item, started)`` is the call as a worker thread makes it (nothing may escape
+    there: even a ``KeyboardInterrupt`` raised by the retriever is only that item's error),
+    ``started`` the ``time.perf_counter()`` from which its timeout counts; a call still
     running after ``timeout`` seconds is abandoned as ``timed_out(timeout)``.
     """
     if workers == 1 and timeout is None:
@@ -45,7 +46,7 @@ def map_sync(
             results.append(call(item))
             progress(len(results), len(items))
         return results
-    return run_on_threads(
+    return run_timed_on_threads(
         on_worker,
         items,
         concurrency=workers,

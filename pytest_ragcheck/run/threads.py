@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Generic, TypeVar
 
-__all__ = ["Progress", "run_on_threads"]
+__all__ = ["Progress", "run_on_threads", "run_timed_on_threads"]
 
 #: The longest a thread can wait, in seconds; a larger timeout overflows the platform's clock.
 
@@ -63,7 +63,7 @@ class _ThreadRun(Generic[A, T]):
 
     def __init__(
         self,
-        call: Callable[[A], T],
+        call: Callable[[A, float], T],
         items: Sequence[A],
         *,
         concurrency: int,
@@ -113,9 +113,9 @@ class _ThreadRun(Generic[A, T]):
         for index in self.indices:
             if index >= total or self.stopped:
                 return
-            running[index] = clock()
+            running[index] = started = clock()
             try:
-                result = call(items[index])
+                result = call(items[index], started)
             except BaseException as exc:  # raised in the calling thread, which stops the run
                 self.error, self.stopped = exc, True
                 self.all_done.set()
@@ -191,6 +191,28 @@ def run_on_threads(
     exception that escapes ``call`` (``pytest.exit()``) ends the run, no item starts after it,
     and it is raised here.
     """
+    return run_timed_on_threads(
+        lambda item, _: call(item),
+        items,
+        concurrency=concurrency,
+        timeout=timeout,
+        timed_out=timed_out,
+        progress=progress,
+    )
+
+
+def run_timed_on_threads(
+    call: Callable[[A, float], T],
+    items: Sequence[A],
+    *,
+    concurrency: int,
+    timeout: float | None,
+    timed_out: Callable[[float], T],
+    progress: Progress | None = None,
+) -> list[T]:
+    """:func:`run_on_threads` of ``call(item, started)``: ``started`` is the
+    ``time.perf_counter()`` from which the item's timeout counts, read by the worker just
+    before the call, so that a call that times itself needs no clock read of its own."""
     return _ThreadRun(
         call,
         items,
