@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pytest_ragcheck.evaluation.scoring import Scored
     from pytest_ragcheck.evaluation.settings import Settings
     from pytest_ragcheck.golden import GoldenCase, GoldenSet
+    from pytest_ragcheck.golden.model import CaseFacts
     from pytest_ragcheck.metrics.names import MetricSpec
     from pytest_ragcheck.run.runner import RetrievalRun
 
@@ -124,7 +125,7 @@ def _evaluate(
     answers.check_references(to_run, settings.metrics, golden.source)
     table = check_facets(to_run, settings, source=golden.source)
     clock = time.perf_counter()
-    run, retrieval = _retrieve(retriever, to_run, golden.source, settings, progress)
+    run, retrieval = _retrieve(retriever, to_run, golden.source, settings, progress, facts)
     timings = {"retrieve_s": time.perf_counter() - clock}
 
     with no_collections():  # only the run's own objects here, and no reference cycles
@@ -260,6 +261,7 @@ def _retrieve(
     source: str,
     settings: Settings,
     progress: Progress | None,
+    facts: CaseFacts,
 ) -> tuple[RetrievalRun, dict[str, Any]]:
     """Ask the retriever for the largest cutoff the metrics need, once per case (or once per
     batch of ``batch_size`` cases); the facts about the run (depth, concurrency, batches, ids
@@ -291,7 +293,7 @@ def _retrieve(
     else:
         run = run_cases(retriever, queries, options, progress=shown)
     settle()  # the hits live to the end of the run: the checks below need not walk them
-    return run, retrieval_info(run, cases, settings.metrics, depth)
+    return run, retrieval_info(run, cases, settings.metrics, depth, grades=facts.grades)
 
 
 def _run_judge(
