@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from pytest_ragcheck.common.errors import GoldenSetError
-from pytest_ragcheck.golden import clear_cache, load_golden
+from pytest_ragcheck.golden import clear_cache, derive_case_id, load_golden
 
 
 @pytest.fixture(autouse=True)
@@ -100,6 +100,7 @@ def test_a_tolerance_on_a_latency_is_a_usage_error(name: str) -> None:
         {"id": "c1", "query": "q", "expected_ids": ["doc\udcff"]},
         {"id": "c1", "query": "caf\udce9"},
         {"id": "c\udcff", "query": "q", "expected_ids": ["d"]},
+        {"query": "caf\udce9", "expected_ids": ["d"]},  # its id is derived from the query
     ],
 )
 def test_cases_given_as_objects_with_half_a_surrogate_pair_are_a_golden_set_error(
@@ -111,7 +112,8 @@ def test_cases_given_as_objects_with_half_a_surrogate_pair_are_a_golden_set_erro
     good = {"id": "c0", "query": "fine", "expected_ids": ["d"]}
     with pytest.raises(GoldenSetError) as caught:
         evaluate(lambda q: ["d"], [good, case], empty="zero")
+    case_id = case.get("id") or derive_case_id(case["query"])
     assert str(caught.value).startswith(
-        f"<cases>: case {case['id']!r}: a string holds half a surrogate pair"
+        f"<cases>: case {case_id!r}: a string holds half a surrogate pair"
     )
     assert evaluate(lambda q: ["d"], [good])["mrr@10"] == 1.0
