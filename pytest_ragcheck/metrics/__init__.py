@@ -203,9 +203,9 @@ def evaluate_rankings(
     """Positional variant of :func:`evaluate_run`: ``rankings[i]`` is judged by ``relevances[i]``.
 
     A relevance is ``{id: grade}`` or an iterable of relevant ids (grade 1 each); bare metric
-    names mean the whole ranking. ``distinct=True`` says that the caller guarantees no ranking
-    repeats an id (they are then not looked for; the values are those of the deduplicated
-    rankings either way, provided the guarantee holds).
+    names mean the whole ranking. With ``distinct=True`` the caller guarantees that no ranking
+    repeats an id, and repeated ids are not looked for (cheaper; if one is there after all,
+    the values are unspecified). Without it they are found and dropped as everywhere else.
     """
     if len(rankings) != len(relevances):
         raise ValueError(

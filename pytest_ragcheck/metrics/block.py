@@ -30,7 +30,7 @@ class GradedBlock:
 
     #: Grade at each rank (0 = not relevant), padded with 0 (int64, or uint8 when dense).
     grades: npt.NDArray[np.integer[Any]]
-    #: Deduplicated ranking length.
+    #: Deduplicated ranking length (exact up to ``depth_cap``, beyond which nothing reads it).
     lengths: IntArray
     #: R, the number of relevant documents.
     n_rel: IntArray

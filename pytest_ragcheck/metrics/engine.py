@@ -1,14 +1,14 @@
 """The vectorised engine: every requested rank metric for many queries at once.
 
-Queries are processed in blocks so that memory stays flat (:mod:`.gather` builds each block's
+Queries are processed in blocks so that memory stays flat (:mod:`.block` builds each block's
 graded matrix). Everything else - cumulative hit counts, reciprocal ranks, average precision,
 DCG and ideal DCG - is a handful of numpy operations in :class:`_Columns`, shared by all
 requested metrics and cutoffs; each metric is the column method its registry entry names
 (``Metric.engine``). See ``docs/metrics.md`` for measured figures.
 
 The numbers equal the pure functions bit for bit: both sides add the same float64 terms in the
-same order (numpy's ``cumsum`` is a sequential accumulate, never a pairwise sum) and divide by
-the same ``math.log2`` discounts.
+same order (a running sum adds rank after rank, never a pairwise sum) and divide by the same
+``math.log2`` discounts.
 """
 
 from __future__ import annotations

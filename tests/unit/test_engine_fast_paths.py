@@ -46,9 +46,16 @@ def _names(cutoffs: tuple[int | None, ...], *, r_precision: bool = False) -> lis
 
 
 def generate(
-    n: int, *, seed: int, repeats: float = 0.3, top_grade: int = 3, negative: bool = False
+    n: int,
+    *,
+    seed: int,
+    repeats: float = 0.3,
+    top_grade: int = 3,
+    negative: bool = False,
+    one_grade: int | None = None,
 ) -> tuple[list[list[str]], list[dict[str, int]]]:
-    """``n`` rankings of 0..30 ids (``repeats`` of them repeating some) and their grades."""
+    """``n`` rankings of 0..30 ids (``repeats`` of them repeating some) and their grades
+    (with ``one_grade``, every relevant document has that grade: binary judgments)."""
     rng = random.Random(seed)
     rankings: list[list[str]] = []
     grades: list[dict[str, int]] = []
@@ -68,6 +75,8 @@ def generate(
             graded = {d: rng.randint(low, 0) for d in judged}  # nothing relevant
         else:
             graded = {d: rng.choice((low, 0, 1, 1, 2, rng.randint(0, top_grade))) for d in judged}
+            if one_grade is not None:
+                graded = {d: one_grade if g > 0 else g for d, g in graded.items()}
         # the ids as a run file and a qrels file would give them: distinct str objects
         rankings.append([("" + d + ".")[:-1] for d in ranking])
         grades.append(graded)
@@ -129,9 +138,13 @@ def _sample(n: int, step: int) -> Iterator[int]:
     return iter(range(0, n, step))
 
 
+@pytest.mark.parametrize("one_grade", [None, 1, 3], ids=["graded", "binary", "all-3"])
 @pytest.mark.parametrize("cutoffs", CUTOFF_GROUPS, ids=str)
-def test_quick_gather_equals_the_general_one_and_the_pure_functions(monkeypatch, cutoffs):
-    rankings, grades = generate(3000, seed=CUTOFF_GROUPS.index(cutoffs))
+def test_quick_gather_equals_the_general_one_and_the_pure_functions(
+    monkeypatch, cutoffs, one_grade
+):
+    seed = CUTOFF_GROUPS.index(cutoffs)
+    rankings, grades = generate(2000, seed=seed, one_grade=one_grade)
     names = _names(cutoffs, r_precision=None in cutoffs)
     expected = general(monkeypatch, rankings, grades, names)
     spy = Spy(monkeypatch)
