@@ -26,7 +26,10 @@ __all__ = ["GradedBlock", "build_block"]
 
 @dataclass(frozen=True, slots=True)
 class GradedBlock:
-    """One block of queries: the graded matrix (queries x depth) and what the metrics need."""
+    """One block of queries: the graded matrix and what the metrics need.
+
+    The matrices are rank-major: one row per rank, one column per query (see ``_Columns``).
+    """
 
     #: Grade at each rank (0 = not relevant), padded with 0 (int64, or uint8 when dense).
     grades: npt.NDArray[np.integer[Any]]
@@ -34,8 +37,7 @@ class GradedBlock:
     lengths: IntArray
     #: R, the number of relevant documents.
     n_rel: IntArray
-    #: Relevant grades of each query, best first, padded with 0, rank-major: one row per rank
-    #: and one column per query (one row unless nDCG asks).
+    #: Relevant grades of each query, best first, padded with 0 (one rank unless nDCG asks).
     ideal: IntArray
     #: Whether the document at each rank has a judgment of any grade (only when asked for).
     judged: BoolArray | None = None
@@ -95,18 +97,20 @@ def build_block(
         graded, marks = dense.grades, dense.marks
     elif by_score:
         flags = _judged_flags(values, rels) if want_judged else None
-        graded, marks = _rank_by_score(
+        by_query, marks = _rank_by_score(
             values, rels, found, lens, width, depth, labels, offset, flags
         )
+        graded = np.ascontiguousarray(by_query.T)  # (sorted by query, read by rank)
+        marks = None if marks is None else np.ascontiguousarray(marks.T)
     else:
-        graded = np.zeros((rows, depth), dtype=np.int64)
+        graded = np.zeros((depth, rows), dtype=np.int64)
         pos_flat = np.fromiter(found, dtype=np.int64, count=len(found))
         inside = (pos_flat >= 0) & (pos_flat < depth)
         hit = relevant & inside
-        graded[query_of[hit], pos_flat[hit]] = grades_flat[hit]
+        graded[pos_flat[hit], query_of[hit]] = grades_flat[hit]
         if want_judged:
-            marks = np.zeros((rows, depth), dtype=np.bool_)
-            marks[query_of[inside], pos_flat[inside]] = True
+            marks = np.zeros((depth, rows), dtype=np.bool_)
+            marks[pos_flat[inside], query_of[inside]] = True
 
     ideal = _ideal(n_rel, rel_rows, rel_grades, ideal_cap)
     return GradedBlock(graded, lens, n_rel, ideal, marks)

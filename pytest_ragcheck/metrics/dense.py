@@ -1,11 +1,12 @@
 """The quick gather for the usual block: lists of str ids judged by ``{str: small int}`` dicts.
 
 Once a ranking holds each id once, the grade at each of its ranks is simply
-``rel.get(doc, 0)``: one C-level ``map`` per slice of queries fills a dense queries x depth
-matrix of bytes, with no dict of positions and no Python loop per query. Anything else (a
-tuple, a dict subclass, a non-str first id, a grade outside 0..255...) returns ``None`` and
-the general gather (:mod:`.gather`) handles the block, with its checks and error messages: the
-quick gather only takes blocks on which the general one gives the same matrix.
+``rel.get(doc, 0)``: one C-level ``map`` per slice of queries fills a dense matrix of bytes
+(then laid rank-major, as the engine reads it), with no dict of positions and no Python loop
+per query. Anything else (a tuple, a dict subclass, a non-str first id, a grade outside
+0..255...) returns ``None`` and the general gather (:mod:`.gather`) handles the block, with
+its checks and error messages: the quick gather only takes blocks on which the general one
+gives the same matrix.
 """
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ __all__ = ["DenseBlock", "gather_dense"]
 #: over a whole block of 16384 queries were measured ~25% slower in a full evaluate() run).
 _SLICE = 512
 
+#: Ranks looked up per query (on average, in a block's first slice) beyond which rankings that
+#: may repeat ids go to the general gather: one ``set`` per ranking to find repeated ids plus
+#: one lookup per rank is then slower than its one dict of positions per ranking (at 100 ranks
+#: and 3-30 judged ids per query: 1-15% slower; at 50 ranks still 7-15% faster).
+_LONG = 64
+
 _FIRST = itemgetter(0)
 _JUST_STR = frozenset({str})
 _ZERO = repeat(0)
@@ -36,7 +43,7 @@ _EMPTY_KEY = repeat("")  # stands for the first key of an empty dict: passes the
 class DenseBlock:
     """What :func:`gather_dense` found, in the general gather's terms (see ``GradedBlock``)."""
 
-    #: Grade at each rank (the first ``depth`` ranks), padded with 0.
+    #: Grade at each rank (the first ``depth`` ranks), padded with 0; rank-major.
     grades: npt.NDArray[np.uint8]
     #: Deduplicated ranking lengths (with a ``depth_cap``, a ranking whose first ``depth_cap``
     #: ids are distinct keeps its own length: no metric reads a length beyond the cap).
@@ -44,7 +51,7 @@ class DenseBlock:
     #: Every judged grade, query after query, and how many each query has.
     judged: bytearray
     n_judged: list[int]
-    #: Whether the doc at each rank has a judgment (only when asked for).
+    #: Whether the doc at each rank has a judgment (only when asked for); rank-major.
     marks: npt.NDArray[np.bool_] | None
 
 
@@ -63,19 +70,27 @@ def gather_dense(
 
     ``distinct``: the caller guarantees that no ranking repeats an id; otherwise repeated ids
     are looked for (one ``set`` per ranking, of its first ``depth_cap`` ids) and those
-    rankings deduplicated, first position kept.
+    rankings deduplicated, first position kept - or, for long rankings, left to the general
+    gather (``_LONG``).
     """
     grades, judged = bytearray(), bytearray()
     flags = bytearray() if want_judged else None
     lengths: list[int] = []
     looked: list[int] = []  # ranks looked up per query: its length, at most ``depth_cap``
     n_judged: list[int] = []
-    for first in range(start, stop, _SLICE):
-        last = min(first + _SLICE, stop)
-        part, part_rels = values[first:last], rels[first:last]
+    for lo in range(start, stop, _SLICE):
+        hi = min(lo + _SLICE, stop)
+        part, part_rels = values[lo:hi], rels[lo:hi]
         try:
             if not _gather_slice(
-                part, part_rels, depth_cap, distinct, grades, judged, flags, lengths, looked
+                part,
+                part_rels,
+                depth_cap,
+                distinct,
+                lo == start,
+                (grades, judged, flags),
+                lengths,
+                looked,
             ):
                 return None
         except Exception:  # an unhashable id, a grade not in 0..255...: the general gather
@@ -98,7 +113,9 @@ def gather_dense(
             padded = np.zeros((rows, depth), dtype=np.bool_)
             padded[at] = marks
             marks = padded
-    return DenseBlock(matrix, lengths, judged, n_judged, marks)
+    if marks is not None:
+        marks = np.ascontiguousarray(marks.T)
+    return DenseBlock(np.ascontiguousarray(matrix.T), lengths, judged, n_judged, marks)
 
 
 def _gather_slice(
@@ -106,14 +123,15 @@ def _gather_slice(
     rels: list[Any],
     depth_cap: int | None,
     distinct: bool,
-    grades: bytearray,
-    judged: bytearray,
-    flags: bytearray | None,
+    first: bool,
+    out: tuple[bytearray, bytearray, bytearray | None],
     lengths: list[int],
     looked: list[int],
 ) -> bool:
     """Append one slice's grades (and judgment flags) rank after rank, its judged grades, its
-    lengths and ranks looked up; ``False`` when the slice is not for the quick gather."""
+    lengths and ranks looked up; ``False`` when the slice is not for the quick gather (or,
+    ``first`` of its block, finds rankings too long for it, see ``_LONG``)."""
+    grades, judged, flags = out
     if set(map(type, values)) != {list} or set(map(type, rels)) != {dict}:
         return False
     sizes = list(map(len, values))
@@ -121,6 +139,8 @@ def _gather_slice(
     if depth_cap is not None and max(sizes) > depth_cap:  # look up the first ranks only
         heads = list(map(itemgetter(slice(depth_cap)), values))
         cut = list(map(len, heads))
+    if not distinct and first and sum(cut) > _LONG * len(cut):
+        return False
     if not distinct:
         unique = list(map(len, map(set, heads)))
         if unique != cut:  # a repeated id among the ranks looked up

@@ -107,8 +107,8 @@ class _Columns:
     def __init__(self, block: GradedBlock, specs: Sequence[MetricSpec]) -> None:
         self.block = block
         self.specs = specs
-        self.rows, self.depth = int(block.grades.shape[0]), int(block.grades.shape[1])
-        self.grades = np.ascontiguousarray(block.grades.T)
+        self.depth, self.rows = int(block.grades.shape[0]), int(block.grades.shape[1])
+        self.grades = block.grades
         self.rel = self.grades > 0
         self.every_row = np.arange(self.rows)
         self._running: dict[str, npt.NDArray[Any]] = {}
@@ -225,7 +225,7 @@ class _Columns:
         marks = self.block.judged
         if marks is None:  # pragma: no cover - build_block marks whenever judged is asked
             raise AssertionError("judged needs the block's judgment marks")
-        counts = marks[:, : self._col(k) + 1].sum(axis=1)
+        counts = marks[: self._col(k) + 1].sum(axis=0)
         lengths = self.block.lengths
         return self._ratio(counts, lengths if k is None else np.minimum(lengths, k))
 

@@ -309,3 +309,22 @@ def test_queries_without_anything_relevant_score_zero_on_every_metric_but_judged
             assert values[0] > 0
         else:
             assert values[[0, 2]].tolist() == [0.0, 0.0], name
+
+
+@pytest.mark.parametrize(
+    ("cutoffs", "distinct", "quick"),
+    [
+        ((5, 10), False, True),  # only 10 ranks looked up: the quick gather
+        ((10, None), False, False),  # 120 ranks that may repeat ids: the general gather
+        ((10, None), True, True),  # 120 distinct ranks: the quick gather
+    ],
+)
+def test_long_rankings_take_the_quicker_gather(monkeypatch, cutoffs, distinct, quick):
+    rng = random.Random(11)
+    rankings = [rng.sample([f"d{i}" for i in range(400)], 120) for _ in range(300)]
+    grades = [{d: rng.randint(0, 3) for d in rng.sample(r[:40], 5)} for r in rankings]
+    names = _names(cutoffs)
+    expected = general(monkeypatch, rankings, grades, names)
+    spy = Spy(monkeypatch)
+    assert_same(m.evaluate_rankings(rankings, grades, names, distinct=distinct), expected)
+    assert (spy.taken, spy.declined) == ((1, 0) if quick else (0, 1))
