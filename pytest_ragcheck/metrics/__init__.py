@@ -197,24 +197,34 @@ def evaluate_rankings(
     rankings: Sequence[Sequence[str]],
     relevances: Sequence[Relevance],
     specs: Iterable[MetricSpec | str],
+    *,
+    distinct: bool = False,
 ) -> dict[str, FloatArray]:
     """Positional variant of :func:`evaluate_run`: ``rankings[i]`` is judged by ``relevances[i]``.
 
     A relevance is ``{id: grade}`` or an iterable of relevant ids (grade 1 each); bare metric
-    names mean the whole ranking.
+    names mean the whole ranking. With ``distinct=True`` the caller guarantees that no ranking
+    repeats an id, and repeated ids are not looked for (cheaper; if one is there after all,
+    the values are unspecified). Without it they are found and dropped as everywhere else.
     """
     if len(rankings) != len(relevances):
         raise ValueError(
             f"evaluate_rankings: {len(rankings)} rankings but {len(relevances)} relevances"
         )
     resolved = _resolve_specs(specs, None)
-    rels: list[Mapping[str, int]] = [
-        r if isinstance(r, Mapping) else _grades(r, f"relevances[{i}]")
-        for i, r in enumerate(relevances)
-    ]
+    rels: list[Mapping[str, int]]
+    if set(builtins.map(type, relevances)) <= {dict}:  # the usual case, checked in C
+        # (a list is not copied: the engine never changes it)
+        rels = relevances if type(relevances) is list else list(relevances)  # type: ignore[arg-type]
+    else:
+        rels = [
+            r if isinstance(r, Mapping) else _grades(r, f"relevances[{i}]")
+            for i, r in enumerate(relevances)
+        ]
     from pytest_ragcheck.metrics.engine import evaluate_blocks
 
-    return evaluate_blocks(list(rankings), rels, resolved, None, chunk=CHUNK_QUERIES)
+    values = rankings if type(rankings) is list else list(rankings)
+    return evaluate_blocks(values, rels, resolved, None, chunk=CHUNK_QUERIES, distinct=distinct)
 
 
 def _resolve_specs(metrics: Iterable[str | MetricSpec], default_k: int | None) -> list[MetricSpec]:

@@ -1,16 +1,16 @@
-"""From rankings and judgments to a block's graded matrix: the engine's one Python-level pass.
+"""The general gather: the engine's Python-level pass for any block the quick one declines.
 
 For each block of queries one pass maps every query to graded ranks: for ranked lists, a
 ``{doc: first rank}`` dict built in C (it also reveals repeated ids) in which the judged docs are
 looked up; for ``{doc: score}`` runs, each retrieved doc is looked up in the query's judgments
 and numpy sorts the rows by score. Grades are gathered into bytearrays when they fit in 0..255.
+Usual blocks of ranked lists take the quick gather of :mod:`.dense` instead (see :mod:`.block`).
 """
 
 from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import count, repeat
 from numbers import Real
 from typing import Any, TypeAlias
@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from pytest_ragcheck.metrics.reference import _grade, rank_scores
 
-__all__ = ["BoolArray", "GradedBlock", "IntArray", "build_block"]
+__all__ = ["BoolArray", "IntArray"]
 
 IntArray: TypeAlias = npt.NDArray[np.int64]
 BoolArray: TypeAlias = npt.NDArray[np.bool_]
@@ -29,37 +29,15 @@ _MINUS_ONE = repeat(-1)
 _ZERO = repeat(0)
 
 
-@dataclass(frozen=True, slots=True)
-class GradedBlock:
-    """One block of queries: the graded matrix (queries x depth) and what the metrics need."""
-
-    #: Grade at each rank (0 = not relevant), padded with 0.
-    grades: IntArray
-    #: Deduplicated ranking length.
-    lengths: IntArray
-    #: R, the number of relevant documents.
-    n_rel: IntArray
-    #: Relevant grades of each query, best first, padded with 0 (one column unless nDCG asks).
-    ideal: IntArray
-    #: Whether the document at each rank has a judgment of any grade (only when asked for).
-    judged: BoolArray | None = None
-
-
-def build_block(
+def _gather(
     values: list[Any],
     rels: list[Mapping[str, int]],
-    *,
     by_score: bool,
     labels: list[str] | None,
     offset: int,
-    depth_cap: int | None,
-    ideal_cap: int | None,
-    want_judged: bool = False,
-) -> GradedBlock:
-    """Gather one block; ``depth_cap``/``ideal_cap`` bound the columns (None = all).
-
-    ``want_judged`` also marks the ranks whose document has a judgment (for ``judged``).
-    """
+) -> tuple[Any, list[int], list[int], Any]:
+    """The general gather: judged grades, their count and the length of each query, and
+    the judged docs' ranks (list runs) or the retrieved docs' grades (score runs)."""
     gather = _gather_scores if by_score else _gather_lists
     # Grades are usually small non-negative ints: gather them into bytearrays (no Python
     # int list, no conversion pass). A grade outside 0..255 (or not an int) makes
@@ -76,45 +54,7 @@ def build_block(
     except (TypeError, ValueError, OverflowError):
         judged, found, n_judged, lengths = [], [], [], []
         gather(values, rels, labels, offset, judged, n_judged, lengths, found)
-    rows = len(lengths)
-    grades_flat = _judged_array(judged, rels, labels, offset)
-    judged_counts = np.array(n_judged, dtype=np.int64)
-    query_of = np.repeat(np.arange(rows), judged_counts)
-    relevant = grades_flat > 0
-    rel_rows = query_of[relevant]
-    rel_grades = grades_flat[relevant]
-    n_rel = np.bincount(rel_rows, minlength=rows).astype(np.int64)
-    lens = np.array(lengths, dtype=np.int64)
-    width = max(int(lens.max()), 1)
-    depth = width if depth_cap is None else min(width, depth_cap)
-
-    marks: BoolArray | None = None
-    if by_score:
-        flags = _judged_flags(values, rels) if want_judged else None
-        graded, marks = _rank_by_score(
-            values, rels, found, lens, width, depth, labels, offset, flags
-        )
-    else:
-        graded = np.zeros((rows, depth), dtype=np.int64)
-        pos_flat = np.fromiter(found, dtype=np.int64, count=len(found))
-        inside = (pos_flat >= 0) & (pos_flat < depth)
-        hit = relevant & inside
-        graded[query_of[hit], pos_flat[hit]] = grades_flat[hit]
-        if want_judged:
-            marks = np.zeros((rows, depth), dtype=np.bool_)
-            marks[query_of[inside], pos_flat[inside]] = True
-
-    # relevant grades of each query, best first, for the ideal DCG (only when nDCG is asked)
-    ideal_width = max(int(n_rel.max()), 1) if ideal_cap != 0 else 1
-    ideal = np.zeros((rows, ideal_width), dtype=np.int64)
-    if ideal_cap != 0 and len(rel_grades):
-        starts = np.cumsum(n_rel) - n_rel
-        cols = np.arange(len(rel_grades)) - np.repeat(starts, n_rel)
-        ideal[rel_rows, cols] = rel_grades
-        ideal = -np.sort(-ideal, axis=1)
-        if ideal_cap is not None:
-            ideal = ideal[:, :ideal_cap]
-    return GradedBlock(graded, lens, n_rel, ideal, marks)
+    return judged, n_judged, lengths, found
 
 
 def _label(labels: Sequence[str] | None, i: int) -> str:
