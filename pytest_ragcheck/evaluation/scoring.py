@@ -100,10 +100,12 @@ def score_cases(
 def _engine(
     rankings: list[list[str]], relevances: list[Mapping[str, int]], specs: list[MetricSpec]
 ) -> tuple[dict[str, list[float]], float]:
+    """The engine's values per metric name. Every ranking here is a run's, whose repeated ids
+    the runner dropped (span rankings name each span once): ``distinct`` spares the check."""
     from pytest_ragcheck import metrics as metric_fns
 
     clock = time.perf_counter()
-    values = metric_fns.evaluate_rankings(rankings, relevances, specs)
+    values = metric_fns.evaluate_rankings(rankings, relevances, specs, distinct=True)
     metrics_s = time.perf_counter() - clock
     names = dict.fromkeys(spec.name for spec in specs)
     return {name: values[name].tolist() for name in names}, metrics_s
