@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.common.collector import fewer_collections, no_collections, settle
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Progress", "evaluate_golden", "fewer_collections"]
 
+_ANSWERABLE = attrgetter("answerable")
+_QUERY = attrgetter("query")
 #: ``progress(stage, done, total)``: stage is ``"retrieve"`` or ``"judge"``.
 Progress = Callable[[str, int, int], None]
 
@@ -42,9 +45,9 @@ def _empty_cases(
 def _unanswerable(golden: GoldenSet, settings: Settings) -> tuple[set[str], dict[str, Any]]:
     """The ids of the cases that cannot be answered, and what the run does with them: scored
     by the metrics about declining (``scores_cases``), left out of every other metric."""
+    if all(map(_ANSWERABLE, golden.cases)):  # most sets: one C-level pass
+        return set(), {}
     ids = {c.id for c in golden.cases if not c.answerable}
-    if not ids:
-        return ids, {}
     counted = [s.name for s in settings.metrics if s.metric.scores_cases != "answerable"]
     left_out = [s.name for s in settings.metrics if s.metric.scores_cases == "answerable"]
     what = f"{len(ids)} unanswerable case(s) (answerable: false)"
@@ -284,7 +287,7 @@ def _retrieve(
         id_key=settings.id_key,
         sources=source_keys(settings.facets.source_key) if settings.needs_sources else None,
     )
-    queries = [c.query for c in cases]
+    queries = list(map(_QUERY, cases))
     shown = retrieval_progress if progress is not None else None
     if settings.batch_size is not None:
         from pytest_ragcheck.run.batches import run_batches

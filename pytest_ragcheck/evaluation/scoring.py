@@ -38,6 +38,8 @@ _MISS_ID = "\x00miss:{}"
 _RECALL_LIKE = ("recall", "hit_rate_granular")
 _ANSWER = attrgetter("answer")
 _ERROR = attrgetter("error")
+_HITS = attrgetter("hits")
+_LATENCY = attrgetter("latency_ms")
 #: Placeholder ``hits`` of a quick case result: ``_ranked`` is set, so the first read of
 #: ``case.hits`` replaces it with the built records (nothing ever sees or changes this list).
 _NO_RECORDS: list[HitRecord] = []
@@ -132,11 +134,18 @@ def _score_by_ids(
     columns: dict[str, list[float]] = {}
     metrics_s = 0.0
     if rank_specs and scored:
-        hits = [outcomes[i].hits for i in scored] if not every else [o.hits for o in outcomes]
+        hits = [outcomes[i].hits for i in scored] if not every else list(map(_HITS, outcomes))
         rankings = _rankings(hits, rank_specs)
         relevances = grades if every else [grades[i] for i in scored]
         columns, metrics_s = _engine(rankings, relevances, rank_specs)
-    latencies = [o.latency_ms for o in outcomes if o.error is None and o.latency_ms is not None]
+    every_latency: list[float | None] = (
+        list(map(_LATENCY, outcomes))
+        if errors.count(None) == len(errors)
+        else [o.latency_ms for o in outcomes if o.error is None]
+    )
+    latencies = (
+        [x for x in every_latency if x is not None] if None in every_latency else every_latency
+    )
 
     def build() -> list[CaseResult]:
         values: list[dict[str, float]] = [{} for _ in outcomes]

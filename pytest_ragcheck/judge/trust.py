@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from pytest_ragcheck.common.display import format_value
@@ -48,6 +49,7 @@ __all__ = ["Trust", "assess_trust"]
 #: Judge grades are 0-3; human grades outside cannot be compared with them.
 GRADES = range(4)
 _LISTED = 3
+_RELEVANCE = attrgetter("relevance")
 
 
 @dataclass(slots=True)
@@ -140,7 +142,7 @@ def _judged(
     specs = [s for s in settings.metrics if s.base == "judged"]
     added = not specs
     # label_kind's "graded" (a case with ``relevance``), read without a call per case
-    if not specs and any(c.relevance for c in cases):
+    if not specs and any(map(_RELEVANCE, cases)):
         specs = [MetricSpec("judged", settings.k)]
     if not specs:
         return
