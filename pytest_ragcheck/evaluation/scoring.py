@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat
 from operator import attrgetter, setitem
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from pytest_ragcheck.common.collector import no_collections
 from pytest_ragcheck.evaluation.result import CaseResult, HitRecord
@@ -143,8 +143,10 @@ def _score_by_ids(
         if errors.count(None) == len(errors)
         else [o.latency_ms for o in outcomes if o.error is None]
     )
-    latencies = (
-        [x for x in every_latency if x is not None] if None in every_latency else every_latency
+    latencies: list[float] = (
+        [x for x in every_latency if x is not None]
+        if None in every_latency
+        else cast("list[float]", every_latency)
     )
 
     def build() -> list[CaseResult]:
