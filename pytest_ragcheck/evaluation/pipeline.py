@@ -42,12 +42,16 @@ def _empty_cases(
     return [c for c, count in zip(cases, counts, strict=True) if count == 0 and c.answerable]
 
 
-def _unanswerable(golden: GoldenSet, settings: Settings) -> tuple[set[str], dict[str, Any]]:
+def _unanswerable(
+    cases: Sequence[GoldenCase], settings: Settings
+) -> tuple[set[str], dict[str, Any]]:
     """The ids of the cases that cannot be answered, and what the run does with them: scored
     by the metrics about declining (``scores_cases``), left out of every other metric."""
-    if all(map(_ANSWERABLE, golden.cases)):  # most sets: one C-level pass
+    from pytest_ragcheck.golden.columns import IdCases
+
+    if type(cases) is IdCases or all(map(_ANSWERABLE, cases)):  # most sets: no case asked
         return set(), {}
-    ids = {c.id for c in golden.cases if not c.answerable}
+    ids = {c.id for c in cases if not c.answerable}
     counted = [s.name for s in settings.metrics if s.metric.scores_cases != "answerable"]
     left_out = [s.name for s in settings.metrics if s.metric.scores_cases == "answerable"]
     what = f"{len(ids)} unanswerable case(s) (answerable: false)"
@@ -86,6 +90,7 @@ def _evaluate(
     from pytest_ragcheck.answers import score as answers
     from pytest_ragcheck.evaluation.facets import check_facets, score_facets
     from pytest_ragcheck.evaluation.scoring import score_cases
+    from pytest_ragcheck.golden.columns import IdCases
     from pytest_ragcheck.golden.model import case_facts
     from pytest_ragcheck.judge.trust import assess_trust
 
@@ -94,9 +99,10 @@ def _evaluate(
     if len(golden) == 0:
         raise GoldenSetError(f"{golden.source}: the golden set has no cases to evaluate")
 
-    refusal.check_cases(golden.cases, settings.metrics, golden.source)
-    unanswerable, about_unanswerable = _unanswerable(golden, settings)
-    candidates = golden.cases
+    # the cases, or columns of them: no case object is made for what the run does not read
+    candidates = golden.view()
+    refusal.check_cases(candidates, settings.metrics, golden.source)
+    unanswerable, about_unanswerable = _unanswerable(candidates, settings)
     if unanswerable and not about_unanswerable["scored_by"]:
         candidates = tuple(c for c in candidates if c.answerable)
         if not candidates:
@@ -104,7 +110,7 @@ def _evaluate(
                 f"{golden.source}: every case is unanswerable (answerable: false), and no "
                 "metric of this test scores those: ask for rejection_rate (or truthfulness)"
             )
-    facts = case_facts(candidates)
+    facts = candidates.facts() if type(candidates) is IdCases else case_facts(candidates)
     empty = _empty_cases(candidates, facts.counts, settings)
     if empty and settings.empty == "error":
         shown = ", ".join(repr(c.id) for c in empty[:10])
@@ -116,7 +122,13 @@ def _evaluate(
             f"or empty='zero' to score them 0."
         )
     skip_ids = {c.id for c in empty} if settings.empty == "skip" else set()
-    to_run = [c for c in candidates if c.id not in skip_ids] if skip_ids else list(candidates)
+    to_run: Sequence[GoldenCase] = (
+        [c for c in candidates if c.id not in skip_ids]
+        if skip_ids
+        else candidates
+        if type(candidates) is IdCases
+        else list(candidates)
+    )
     if skip_ids:
         facts = case_facts(to_run)
     if not to_run:
@@ -241,7 +253,10 @@ class _ByCaseId(Mapping[str, CaseResult]):
     def _found(self) -> dict[str, CaseResult]:
         index = self._index
         if index is None:
-            ids = [c.id for c in self._cases]
+            from pytest_ragcheck.golden.columns import IdCases
+
+            cases = self._cases
+            ids = cases.ids if type(cases) is IdCases else [c.id for c in cases]
             index = self._index = dict(zip(ids, self._scored.results, strict=True))
         return index
 
@@ -269,11 +284,13 @@ def _retrieve(
     """Ask the retriever for the largest cutoff the metrics need, once per case (or once per
     batch of ``batch_size`` cases); the facts about the run (depth, concurrency, batches, ids
     that match nothing) go to ``info["retrieval"]``."""
+    from pytest_ragcheck.golden.columns import IdCases
     from pytest_ragcheck.run.facts import check_golden_numbers, requested_depth, retrieval_info
     from pytest_ragcheck.run.runner import RunOptions, run_cases
     from pytest_ragcheck.run.sources import source_keys
 
-    check_golden_numbers(cases, settings.metrics, source=source)
+    if type(cases) is not IdCases:  # else no case has graded relevance to check
+        check_golden_numbers(cases, settings.metrics, source=source)
     depth = requested_depth(settings.metrics)
 
     def retrieval_progress(done: int, total: int) -> None:
@@ -287,7 +304,7 @@ def _retrieve(
         id_key=settings.id_key,
         sources=source_keys(settings.facets.source_key) if settings.needs_sources else None,
     )
-    queries = list(map(_QUERY, cases))
+    queries = cases.queries[:] if type(cases) is IdCases else list(map(_QUERY, cases))
     shown = retrieval_progress if progress is not None else None
     if settings.batch_size is not None:
         from pytest_ragcheck.run.batches import run_batches

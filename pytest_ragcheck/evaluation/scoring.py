@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
 from operator import attrgetter, setitem
 from typing import TYPE_CHECKING, cast
@@ -39,6 +39,9 @@ _RECALL_LIKE = ("recall", "hit_rate_granular")
 _ANSWER = attrgetter("answer")
 _ERROR = attrgetter("error")
 _HITS = attrgetter("hits")
+_ID = attrgetter("id")
+_QUERY = attrgetter("query")
+_TAGS = attrgetter("tags")
 _LATENCY = attrgetter("latency_ms")
 #: Placeholder ``hits`` of a quick case result: ``_ranked`` is set, so the first read of
 #: ``case.hits`` replaces it with the built records (nothing ever sees or changes this list).
@@ -150,15 +153,16 @@ def _score_by_ids(
     )
 
     def build() -> list[CaseResult]:
+        ids, queries, tags = _labels(cases)
         values: list[dict[str, float]] = [{} for _ in outcomes]
         targets = values if every else [values[i] for i in scored]
         for name, column in columns.items():  # one C-level pass per metric
             deque(map(setitem, targets, repeat(name), column), 0)
         return [
             CaseResult(
-                case.id,
-                case.query,
-                tuple(case.tags),
+                case_id,
+                query,
+                case_tags,
                 "ok" if outcome.error is None else "error",
                 _NO_RECORDS,
                 count,
@@ -173,12 +177,24 @@ def _score_by_ids(
                 None,
                 (outcome.hits, case_grades),
             )
-            for case, outcome, count, case_values, case_grades in zip(
-                cases, outcomes, counts, values, grades, strict=True
+            for case_id, query, case_tags, outcome, count, case_values, case_grades in zip(
+                ids, queries, tags, outcomes, counts, values, grades, strict=True
             )
         ]
 
     return Scored(build, metrics_s, columns, latencies)
+
+
+def _labels(
+    cases: Sequence[GoldenCase],
+) -> tuple[Iterable[str], Iterable[str], Iterable[tuple[str, ...]]]:
+    """Each case's id, query and tags, from the columns when the cases are kept so (no case
+    object made)."""
+    from pytest_ragcheck.golden.columns import IdCases
+
+    if type(cases) is IdCases:
+        return cases.ids, cases.queries, repeat((), len(cases))
+    return map(_ID, cases), map(_QUERY, cases), map(tuple, map(_TAGS, cases))
 
 
 def _rankings(hits: list[Sequence[Hit]], specs: list[MetricSpec]) -> list[list[str]]:

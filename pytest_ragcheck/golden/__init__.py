@@ -9,7 +9,8 @@ the file's path, modification time and size.
 
 Modules: ``model`` (``GoldenCase``, ``GoldenSet``), ``grades`` (what the evaluation reads of
 every case), ``hashing`` (the content hashes), ``build`` (raw dicts to cases, readable
-validation problems), ``plain`` (the usual case checked without pydantic), ``files``
+validation problems), ``plain`` (the usual case checked without pydantic), ``columns`` (an
+in-memory list of plain id/query/expected_ids dicts kept as columns), ``files``
 (``.jsonl``/``.json``), ``beir`` (BEIR folders and qrels), ``load`` (``load_golden`` and its
 cache), ``ids`` (what an id is), ``spans`` (text-span matching). Importing this package is cheap: pydantic loads with the model,
 when one of the names below is first used.

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from pytest_ragcheck.common.display import shorten
 from pytest_ragcheck.common.errors import GoldenSetError, did_you_mean
+from pytest_ragcheck.golden.columns import id_set
 from pytest_ragcheck.golden.model import GoldenCase, GoldenSet
 from pytest_ragcheck.golden.plain import PlainCases, plain_case, plain_cases
 
@@ -235,6 +236,10 @@ class CaseBuilder:
 
 def from_objects(items: Iterable[object]) -> GoldenSet:
     """An in-memory golden set: ``GoldenCase`` objects or dicts, named ``case #N`` in messages."""
+    if type(items) is list or type(items) is tuple:
+        kept = id_set(items, "<cases>")  # plain dicts of id, query and expected_ids
+        if kept is not None:
+            return kept
     builder = CaseBuilder("cases")
     builder.add_items(items)
     return builder.finish("<cases>")

@@ -10,11 +10,20 @@ few C-level passes instead of a property call per case.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import compress
+from itertools import compress, repeat
 from operator import attrgetter, itemgetter, not_
 from typing import Any, NamedTuple
 
-__all__ = ["COUNT_KEY", "GRADES_KEY", "CaseFacts", "case_facts", "forget_facts", "keep_facts"]
+__all__ = [
+    "COUNT_KEY",
+    "GRADES_KEY",
+    "CaseFacts",
+    "case_facts",
+    "forget_facts",
+    "gathered_facts",
+    "id_facts",
+    "keep_facts",
+]
 
 #: Where a case keeps its merged grades and its relevant count, in its ``__dict__``.
 GRADES_KEY = "_grades_built"
@@ -71,5 +80,17 @@ def case_facts(cases: Sequence[object]) -> CaseFacts:
             if GRADES_KEY not in case_fields or COUNT_KEY not in case_fields:
                 keep_facts(case_fields)
         every, counts = list(map(_grades_of, fields)), list(map(_count_of, fields))
+    return gathered_facts(every, counts)
+
+
+def gathered_facts(grades: list[Mapping[str, int]], counts: list[int]) -> CaseFacts:
+    """The :class:`CaseFacts` of cases of these ``grades`` and relevant ``counts``."""
     # a case without grades counts its text spans
-    return CaseFacts(every, counts, any(compress(counts, map(not_, every))))
+    return CaseFacts(grades, counts, any(compress(counts, map(not_, grades))))
+
+
+def id_facts(expected: list[list[str]]) -> tuple[list[Mapping[str, int]], list[int]]:
+    """:func:`keep_facts`'s grades and counts of cases with ``expected_ids`` alone (no
+    ``relevance``, no spans), worked out in C-level passes: each id at grade 1."""
+    grades: list[Mapping[str, int]] = list(map(dict.fromkeys, expected, repeat(1)))
+    return grades, list(map(len, grades))

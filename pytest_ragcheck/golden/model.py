@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from abc import abstractmethod
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 from pydantic import (
     AfterValidator,
@@ -62,6 +63,16 @@ NO_ANSWER_FIELDS = (
 )
 #: Where a ``GoldenSet`` notes that its strings are all text (``check_hashable``).
 _HASHABLE_KEY = "_hashable"
+#: Where a ``GoldenSet`` made :meth:`~GoldenSet.of_columns` keeps them.
+_COLUMNS_KEY = "_columns"
+
+
+class CaseRows(Sequence["GoldenCase"]):
+    """Cases kept as columns (:class:`pytest_ragcheck.golden.columns.IdCases`)."""
+
+    @abstractmethod
+    def cases(self) -> tuple[GoldenCase, ...]:
+        """The case objects, made once."""
 
 
 def derive_case_id(query: str) -> str:
@@ -271,6 +282,37 @@ class GoldenSet:
     #: unknown queries, repeated judgments); ``notes`` has these and the plain facts.
     warnings: tuple[str, ...] = ()
 
+    @classmethod
+    def of_columns(cls, columns: CaseRows, source: str) -> GoldenSet:
+        """A set whose ``cases`` are made from ``columns`` when first read (``columns``: the
+        cases as the evaluation reads them, without a case object each)."""
+        golden = cls.__new__(cls)
+        golden.__dict__.update(source=source, notes=(), warnings=(), **{_COLUMNS_KEY: columns})
+        return golden
+
+    if not TYPE_CHECKING:  # mypy: ``cases`` is the field, no other name is made up
+
+        def __getattr__(self, name: str) -> Any:
+            """``cases`` of a set made :meth:`of_columns`, made on first read and kept."""
+            columns = self.__dict__.get(_COLUMNS_KEY) if name == "cases" else None
+            if columns is None:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            cases = columns.cases()  # once, whichever thread asks first
+            object.__setattr__(self, "cases", cases)
+            return cases
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickling and copying keep: the fields (``cases`` made if need be)."""
+        self.cases  # noqa: B018 (made from the columns when not yet read)
+        return {k: v for k, v in self.__dict__.items() if k != _COLUMNS_KEY}
+
+    def view(self) -> Sequence[GoldenCase]:
+        """The cases as columns when the set keeps them (:meth:`of_columns`: what the
+        evaluation reads of each case, with no case object made until one is read), else
+        :attr:`cases`."""
+        columns: CaseRows | None = self.__dict__.get(_COLUMNS_KEY)
+        return self.cases if columns is None else columns
+
     @property
     def content_hash(self) -> str:
         """Computed on first use (the baseline needs it; plain runs of big sets do not)."""
@@ -320,7 +362,7 @@ class GoldenSet:
         return GoldenSet(tuple(c for c in self.cases if c.id in wanted), self.source).content_hash
 
     def __len__(self) -> int:
-        return len(self.cases)
+        return len(self.view())
 
     def __iter__(self) -> Iterator[GoldenCase]:
         return iter(self.cases)

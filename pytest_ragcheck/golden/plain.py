@@ -14,8 +14,9 @@ whether every string the hashes write is ASCII (then none holds half a surrogate
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import repeat
+from operator import setitem
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
@@ -24,7 +25,7 @@ from pytest_ragcheck.golden.grades import COUNT_KEY, GRADES_KEY, keep_facts
 from pytest_ragcheck.golden.model import NO_ANSWER_FIELDS, GoldenCase, derive_case_id
 from pytest_ragcheck.golden.spans import normalize_text
 
-__all__ = ["PlainCases", "plain_case", "plain_cases"]
+__all__ = ["PlainCases", "id_cases", "plain_case", "plain_cases"]
 
 _new = object.__new__
 # pydantic's instance slots, set through their descriptors (no attribute lookup per case)
@@ -139,7 +140,24 @@ def _fields(raw: dict[str, Any], keep: bool) -> tuple[dict[str, Any], set[str]] 
         fields_set = _IDS_FIELDS
     else:
         return None
-    values: dict[str, Any] = {
+    values = _id_fields(case_id, query, expected)
+    if given:  # fields other than id, query and expected_ids
+        if not _other_fields(raw, values):
+            return None
+        fields_set = _fields_set(raw)
+        if keep:
+            keep_facts(values)
+    elif keep:  # keep_facts of a case without relevance grades or spans
+        grades = dict.fromkeys(expected, 1)
+        values[GRADES_KEY] = grades
+        values[COUNT_KEY] = len(grades)
+    return values, fields_set
+
+
+def _id_fields(case_id: str, query: str, expected: list[str]) -> dict[str, Any]:
+    """The fields of a valid case of ``id``, ``query`` and ``expected_ids`` (a list of its
+    own), every other field at its default."""
+    return {
         "id": case_id,
         "query": query,
         "expected_ids": expected,
@@ -153,17 +171,23 @@ def _fields(raw: dict[str, Any], keep: bool) -> tuple[dict[str, Any], set[str]] 
         "subtopics": {},
         "subtopic_texts": {},
     }
-    if given:  # fields other than id, query and expected_ids
-        if not _other_fields(raw, values):
-            return None
-        fields_set = _fields_set(raw)
-        if keep:
-            keep_facts(values)
-    elif keep:  # keep_facts of a case without relevance grades or spans
-        grades = dict.fromkeys(expected, 1)
-        values[GRADES_KEY] = grades
-        values[COUNT_KEY] = len(grades)
-    return values, fields_set
+
+
+def id_cases(
+    ids: list[str],
+    queries: list[str],
+    expected: list[list[str]],
+    grades: list[Mapping[str, int]],
+    counts: list[int],
+) -> list[GoldenCase]:
+    """The cases of valid plain dicts of ``id``, ``query`` and ``expected_ids`` alone, from
+    their columns (``expected``: each case's own list), each with its facts (``grades``,
+    ``counts``: as :func:`~pytest_ragcheck.golden.grades.keep_facts` works them out) kept:
+    the cases :func:`plain_cases` makes of those dicts."""
+    every = list(map(_id_fields, ids, queries, expected))
+    deque(map(setitem, every, repeat(GRADES_KEY), grades), 0)
+    deque(map(setitem, every, repeat(COUNT_KEY), counts), 0)
+    return _new_cases(every, repeat(_IDS_FIELDS, len(every)))
 
 
 def _fields_set(raw: dict[str, Any]) -> set[str]:
@@ -190,7 +214,7 @@ def plain_case(raw: dict[str, Any]) -> GoldenCase | None:
     return case
 
 
-def _new_cases(fields: list[dict[str, Any]], fields_sets: list[set[str]]) -> list[GoldenCase]:
+def _new_cases(fields: list[dict[str, Any]], fields_sets: Iterable[set[str]]) -> list[GoldenCase]:
     """:func:`plain_case`'s cases of many ``fields`` at once, in a few C-level passes (and
     next to each other in memory, where later passes over them find them sooner)."""
     cases: list[GoldenCase] = list(map(_new, repeat(GoldenCase, len(fields))))

@@ -139,10 +139,12 @@ def _judged(
     directly, as :func:`pytest_ragcheck.metrics.reference.judged` would on those labels (hits
     are already unique), since graded sets get ``judged@k`` by default on every case.
     """
+    from pytest_ragcheck.golden.columns import IdCases
+
     specs = [s for s in settings.metrics if s.base == "judged"]
     added = not specs
     # label_kind's "graded" (a case with ``relevance``), read without a call per case
-    if not specs and any(map(_RELEVANCE, cases)):
+    if not specs and type(cases) is not IdCases and any(map(_RELEVANCE, cases)):
         specs = [MetricSpec("judged", settings.k)]
     if not specs:
         return
