@@ -145,12 +145,8 @@ def _fields(raw: dict[str, Any], keep: bool) -> tuple[dict[str, Any], set[str]] 
         if not _other_fields(raw, values):
             return None
         fields_set = _fields_set(raw)
-        if keep:
-            keep_facts(values)
-    elif keep:  # keep_facts of a case without relevance grades or spans
-        grades = dict.fromkeys(expected, 1)
-        values[GRADES_KEY] = grades
-        values[COUNT_KEY] = len(grades)
+    if keep:
+        keep_facts(values)
     return values, fields_set
 
 

@@ -7,7 +7,23 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Literal
 
-__all__ = ["AGREEMENT_PROMPTS", "Kind", "Metric", "Need", "Scores"]
+__all__ = [
+    "AGREEMENT_PROMPTS",
+    "NOT_THE_RETRIEVER",
+    "Kind",
+    "Metric",
+    "Need",
+    "Scores",
+    "diversity_metric",
+    "facet_metric",
+    "judge_metric",
+    "judge_statistic",
+    "judged_answer_metric",
+    "latency_metric",
+    "lexical_metric",
+    "rank_metric",
+    "refusal_metric",
+]
 
 Kind = Literal["rank", "latency", "judge", "answer"]
 #: Which golden cases a metric scores: unanswerable ones (``answerable: false``) are left out of
@@ -71,7 +87,7 @@ class Metric:
     lowest: float = 0.0
 
 
-def _rank(
+def rank_metric(
     name: str,
     description: str,
     *,
@@ -95,7 +111,7 @@ def _rank(
     )
 
 
-def _facet(
+def facet_metric(
     name: str, description: str, need: Need, hint: str, *, cutoff: bool = True, better: bool = True
 ) -> Metric:
     """A rank metric over the cases' ``subtopics`` or the hits' ``sources``, not grades."""
@@ -116,10 +132,10 @@ _SUBTOPICS_HINT = (
     "the top k covers fewer of the queries' subtopics: the cases below name the subtopics "
     "left uncovered; look for near-duplicate results crowding out the other facets"
 )
-_diversity = partial(_facet, need="subtopics", hint=_SUBTOPICS_HINT)
+diversity_metric = partial(facet_metric, need="subtopics", hint=_SUBTOPICS_HINT)
 
 
-def _latency(name: str, description: str, *, quantile: float) -> Metric:
+def latency_metric(name: str, description: str, *, quantile: float) -> Metric:
     return Metric(
         name,
         "latency",
@@ -131,7 +147,7 @@ def _latency(name: str, description: str, *, quantile: float) -> Metric:
     )
 
 
-def _judge_statistic(name: str, description: str, *, needs: set[Need], floor_hint: str) -> Metric:
+def judge_statistic(name: str, description: str, *, needs: set[Need], floor_hint: str) -> Metric:
     return Metric(
         name,
         "judge",
@@ -143,10 +159,10 @@ def _judge_statistic(name: str, description: str, *, needs: set[Need], floor_hin
     )
 
 
-_NOT_THE_RETRIEVER = "the judge, not the retriever, is the problem: "
+NOT_THE_RETRIEVER = "the judge, not the retriever, is the problem: "
 
 
-def _judge(
+def judge_metric(
     name: str,
     description: str,
     *,
@@ -163,13 +179,13 @@ def _judge(
     )
 
 
-def _lexical(name: str, description: str) -> Metric:
+def lexical_metric(name: str, description: str) -> Metric:
     return Metric(
         name, "answer", description, cutoff=False, needs=frozenset({"answer", "reference_answer"})
     )
 
 
-def _judged_answer(
+def judged_answer_metric(
     name: str,
     description: str,
     *,
@@ -195,7 +211,7 @@ def _judged_answer(
     )
 
 
-def _refusals(
+def refusal_metric(
     name: str,
     description: str,
     *,
